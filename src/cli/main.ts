@@ -1,0 +1,61 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
+import { registerConfigCommands } from './commands/config-check.js';
+
+/**
+ * The `thm` command line. Each command lives in its own file under commands/ and registers
+ * itself here. Expected errors (ThmError) print one line and exit 1 or 2; anything else is a
+ * bug and prints its stack.
+ */
+export function buildProgram(): Command {
+  const program = new Command('thm')
+    .description('Traffic Health Monitor: watches tracking domains for ISP traffic drops and e-mails what changed.')
+    .option('-c, --config <file>', 'config file (YAML or JSON); default $THM_CONFIG or ./thm.yaml')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  registerConfigCommands(program);
+  program.addHelpText(
+    'after',
+    [
+      '',
+      'Examples:',
+      '  $ thm config check                       validate ./thm.yaml and its keys',
+      '',
+      'Exit codes: 0 success, 1 a job or check failed, 2 usage or config error.',
+    ].join('\n'),
+  );
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    if (isExpectedError(error)) {
+      process.stderr.write(`thm: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    process.stderr.write(`thm: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** Entry point of bin/thm.js. */
+export function main(): void {
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`thm: ${String(error)}\n`);
+      process.exitCode = EXIT_FAILED;
+    },
+  );
+}

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import {
+  configSchema,
+  type AlertSettings,
+  type ParsedConfig,
+  type ParsedNetwork,
+} from './schema.js';
+import { Secret, redactUrl } from './secret.js';
+
+/**
+ * The effective config: the file, validated and defaulted, with environment overrides applied
+ * and every secret resolved into a `Secret`. Nothing downstream reads the environment or the
+ * key files again.
+ */
+export interface NetworkConfig extends Omit<ParsedNetwork, 'name'> {
+  name: string;
+  /** Resolved from apiKeyEnv or apiKeyFile. */
+  apiKey: Secret;
+  alerts: AlertSettings;
+}
+
+export interface Config extends Omit<ParsedConfig, 'networks' | 'redis' | 'mail' | 'heartbeat'> {
+  /** Where the config came from, for messages. */
+  source: string;
+  redis: { url: Secret; prefix: string };
+  mail: Omit<ParsedConfig['mail'], 'url'> & { url?: Secret };
+  heartbeat: { url?: Secret };
+  networks: NetworkConfig[];
+  logLevel: string;
+}
+
+export interface LoadOptions {
+  /** --config */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** `--config FILE`, else `THM_CONFIG`, else `./thm.yaml`. */
+export function resolveConfigPath(options: LoadOptions = {}): string {
+  const env = options.env ?? process.env;
+  const chosen = options.file ?? env.THM_CONFIG ?? 'thm.yaml';
+  return path.resolve(options.cwd ?? process.cwd(), chosen);
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const file = resolveConfigPath(options);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : 'unreadable';
+    throw new ConfigError(`config file ${file}: ${reason} (use --config FILE or THM_CONFIG)`);
+  }
+  return parseConfig(parseConfigText(text, file), { ...options, env, source: file });
+}
+
+export function parseConfigText(text: string, file: string): unknown {
+  try {
+    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError(`config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
+  }
+}
+
+/** Validates a raw config document (already parsed from YAML/JSON) and resolves its secrets. */
+export function parseConfig(
+  raw: unknown,
+  options: { env?: NodeJS.ProcessEnv; source?: string; cwd?: string } = {},
+): Config {
+  const env = options.env ?? process.env;
+  const source = options.source ?? '(inline)';
+  const withOverrides = applyEnvOverrides(raw, env);
+  const result = configSchema.safeParse(withOverrides);
+  if (!result.success) throw new ConfigError(formatIssues(result.error.issues));
+  const parsed = result.data;
+
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const baseDir = options.source && options.source !== '(inline)' ? path.dirname(options.source) : (options.cwd ?? process.cwd());
+
+  return {
+    ...parsed,
+    source,
+    logLevel,
+    redis: { url: new Secret(parsed.redis.url), prefix: parsed.redis.prefix },
+    mail: { ...parsed.mail, url: parsed.mail.url === undefined ? undefined : new Secret(parsed.mail.url) },
+    heartbeat: { url: parsed.heartbeat.url === undefined ? undefined : new Secret(parsed.heartbeat.url) },
+    networks: parsed.networks.map((network, index) => ({
+      ...network,
+      name: network.name ?? network.id,
+      apiKey: resolveApiKey(network, index, env, baseDir),
+    })),
+  };
+}
+
+/** A YAML section left with only comments in it (`heartbeat:`) parses as null: same as absent. */
+function dropNullSections(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
+}
+
+function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const doc = dropNullSections(raw) as Record<string, unknown>;
+  if (Array.isArray(doc.networks)) doc.networks = doc.networks.map(dropNullSections);
+  const section = (name: string): Record<string, unknown> => {
+    const value = doc[name];
+    return value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+  };
+  if (env.REDIS_URL) doc.redis = { ...section('redis'), url: env.REDIS_URL };
+  if (env.SMTP_URL) doc.mail = { ...section('mail'), url: env.SMTP_URL };
+  return doc;
+}
+
+function resolveApiKey(network: ParsedNetwork, index: number, env: NodeJS.ProcessEnv, baseDir: string): Secret {
+  if (network.apiKeyEnv !== undefined) {
+    const value = env[network.apiKeyEnv]?.trim();
+    if (!value) {
+      throw new ConfigError(`networks[${index}].apiKeyEnv: environment variable ${network.apiKeyEnv} is not set or empty`);
+    }
+    return new Secret(value);
+  }
+  const file = path.resolve(baseDir, network.apiKeyFile ?? '');
+  let value: string;
+  try {
+    value = readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}`);
+  }
+  if (!value) throw new ConfigError(`networks[${index}].apiKeyFile: ${file} is empty`);
+  return new Secret(value);
+}
+
+/** `networks[0].baseUrl: must be https://...`: the path in JS notation, then the problem. */
+export function formatIssuePath(issuePath: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of issuePath) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(root)';
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  return issue.message;
+}
+
+/** One line: the first problem, and how many more there are. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const [first] = issues;
+  if (!first) return 'invalid config';
+  const line = `${formatIssuePath(first.path)}: ${describeIssue(first)}`;
+  return issues.length > 1 ? `${line} (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : line;
+}
+
+/** The effective config as a plain document with every secret shown as [redacted]. */
+export function redactedConfig(config: Config): unknown {
+  return JSON.parse(
+    JSON.stringify({
+      ...config,
+      redis: { ...config.redis, url: redactUrl(config.redis.url.reveal()) },
+      mail: { ...config.mail, url: config.mail.url ? redactUrl(config.mail.url.reveal()) : undefined },
+      heartbeat: { url: config.heartbeat.url ? '[redacted]' : undefined },
+    }),
+  );
+}

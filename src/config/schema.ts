@@ -1,0 +1,254 @@
+import cronParser from 'cron-parser';
+import { z } from 'zod';
+
+/**
+ * The config file's schema: the one place where every option, its default and its meaning
+ * live. `config/thm.example.yaml` documents the same options for people; a test keeps the two
+ * in step. Objects are strict, so a misspelt option is an error naming it, not a silent no-op.
+ *
+ * zod 4 note: `.prefault({})` (not `.default({})`) so that an omitted section is parsed and
+ * gets the defaults of its fields.
+ */
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Validated with the same parser (and version) BullMQ's job schedulers use. */
+export function cronProblem(expression: string, timezone?: string): string | undefined {
+  try {
+    cronParser.parseExpression(expression, timezone ? { tz: timezone } : {});
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+const cron = z.string().superRefine((value, ctx) => {
+  const problem = cronProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: `not a valid cron expression (${problem})` });
+});
+
+const email = z.email({ message: 'not a valid e-mail address' });
+
+const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a slug: lower-case letters, digits, - and _');
+
+export const alertsSchema = z
+  .object({
+    /** A pair is alertable only when its clicks 7 days back were at least this. */
+    minBaselineClicks: z.number().int().min(0).default(50),
+    /** ... and the drop against 7 days back is at least this percent. */
+    minDropPercent: z.number().gt(0).max(100).default(20),
+    /** ... and (baseline - yesterday) / sqrt(baseline) is at least this; 0 turns it off. */
+    minSignificance: z.number().min(0).default(3),
+    /** A drop of at least this percent is critical, below it a warning. */
+    criticalDropPercent: z.number().gt(0).max(100).default(50),
+    /** Re-send an active, still alertable pair after this many days; 0 = never. */
+    renotifyAfterDays: z.number().int().min(0).default(7),
+    /** An active pair clears after this many runs in a row without being alertable. */
+    clearAfterRuns: z.number().int().min(1).default(2),
+    /** Whether cleared pairs are e-mailed. */
+    notifyCleared: z.boolean().default(true),
+  })
+  .strict();
+
+export const networkSchema = z
+  .object({
+    /** Slug used on the CLI and in Redis keys. */
+    id: slug,
+    /** Display name; defaults to the id. */
+    name: z.string().min(1).max(200).optional(),
+    /** API base including the version segment, e.g. https://api.example.com/v1. */
+    baseUrl: z.url({ message: 'not a valid URL' }).superRefine((value, ctx) => {
+      const url = new URL(value);
+      if (url.protocol === 'https:') return;
+      if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be https:// (http is allowed only for loopback hosts)',
+      });
+    }),
+    /** Name of the environment variable holding the network API key. */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
+    /** Path of a file holding the network API key (e.g. a Docker secret). */
+    apiKeyFile: z.string().min(1).optional(),
+    /** IANA time zone: decides the as-of date and when the crons fire. */
+    timezone: z
+      .string()
+      .refine(isValidTimeZone, { message: 'not a valid IANA time zone' })
+      .default('UTC'),
+    recipients: z.array(email).min(1, 'at least one recipient is required'),
+    trafficCheck: z
+      .object({
+        cron: cron.default('0 7 * * *'),
+        /** `thm status` calls a network overdue this long after a missed period. */
+        graceMinutes: z.number().int().min(0).default(120),
+      })
+      .strict()
+      .prefault({}),
+    invoices: z
+      .object({
+        /** Set false to take no invoice snapshots for this network. */
+        enabled: z.boolean().default(true),
+        cron: cron.default('0 8 * * *'),
+        /** filters.status of the summary request. */
+        status: z.string().min(1).max(50).default('unpaid'),
+        /** E-mail each snapshot with its change. */
+        notify: z.boolean().default(false),
+        /** Snapshots kept per network. */
+        keep: z.number().int().min(1).max(10_000).default(400),
+      })
+      .strict()
+      .prefault({}),
+    alerts: alertsSchema.prefault({}),
+  })
+  .strict()
+  .superRefine((network, ctx) => {
+    const sources = [network.apiKeyEnv, network.apiKeyFile].filter((v) => v !== undefined);
+    if (sources.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiKeyEnv'],
+        message: 'set exactly one of apiKeyEnv or apiKeyFile',
+      });
+    }
+    const { minDropPercent, criticalDropPercent } = network.alerts;
+    if (criticalDropPercent < minDropPercent) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['alerts', 'criticalDropPercent'],
+        message: `must be at least alerts.minDropPercent (${minDropPercent})`,
+      });
+    }
+  });
+
+const redisUrl = z.string().superRefine((value, ctx) => {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      ctx.addIssue({ code: 'custom', message: 'must be a redis:// or rediss:// URL' });
+    }
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not a valid URL' });
+  }
+});
+
+const smtpUrl = z.string().superRefine((value, ctx) => {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+      ctx.addIssue({ code: 'custom', message: 'must be an smtp:// or smtps:// URL' });
+    }
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not a valid URL' });
+  }
+});
+
+export const configSchema = z
+  .object({
+    redis: z
+      .object({
+        url: redisUrl.default('redis://127.0.0.1:6379'),
+        /** Key and queue prefix; wrap in braces ("{thm}") for Redis Cluster. */
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9{}_:.-]{1,64}$/, 'letters, digits, {}_:.- only')
+          .default('thm'),
+      })
+      .strict()
+      .prefault({}),
+    mail: z
+      .object({
+        /** SMTP server; absent: messages are written as .eml files into outboxDir. */
+        url: smtpUrl.optional(),
+        from: z.string().min(3).default('Traffic Health <alerts@example.com>'),
+        outboxDir: z.string().min(1).default('./outbox'),
+        /** Per-step SMTP timeouts (nodemailer's own defaults are minutes). */
+        timeoutMs: z.number().int().min(100).max(600_000).default(15_000),
+      })
+      .strict()
+      .prefault({}),
+    api: z
+      .object({
+        connectTimeoutMs: z.number().int().min(100).default(5_000),
+        headersTimeoutMs: z.number().int().min(100).default(15_000),
+        bodyTimeoutMs: z.number().int().min(100).default(30_000),
+        /** Response bodies larger than this are refused as invalid. */
+        maxResponseBytes: z.number().int().min(1024).default(64 * 1024 * 1024),
+        /** In-process attempts for transient errors before the job layer takes over. */
+        attempts: z.number().int().min(1).max(10).default(3),
+        /** Longest total wait the client spends on in-process retries. */
+        retryBudgetMs: z.number().int().min(0).default(30_000),
+      })
+      .strict()
+      .prefault({}),
+    worker: z
+      .object({
+        /** Jobs processed at once by one worker process. */
+        concurrency: z.number().int().min(1).max(100).default(4),
+        /** BullMQ attempts per job for transient failures. */
+        attempts: z.number().int().min(1).max(50).default(5),
+        /** Base of the exponential backoff between job attempts. */
+        backoffMs: z.number().int().min(100).default(30_000),
+      })
+      .strict()
+      .prefault({}),
+    monitoring: z
+      .object({
+        /** Port of /metrics, /healthz and /queues; absent: off. */
+        port: z.number().int().min(1).max(65_535).optional(),
+        host: z.string().default('127.0.0.1'),
+        /** "user:password" for the /queues dashboard; absent: dashboard off. */
+        dashboardAuth: z
+          .string()
+          .regex(/^[^:]+:.+$/, 'must be user:password')
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
+    heartbeat: z
+      .object({
+        /** GET on each run's success, URL + "/fail" on failure. */
+        url: z.url({ message: 'not a valid URL' }).optional(),
+      })
+      .strict()
+      .prefault({}),
+    networks: z.array(networkSchema).min(1, 'at least one network is required'),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.networks.forEach((network, index) => {
+      const first = seen.get(network.id);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['networks', index, 'id'],
+          message: `duplicate network id "${network.id}" (also networks[${first}].id)`,
+        });
+      } else {
+        seen.set(network.id, index);
+      }
+    });
+  });
+
+export type RawConfig = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ParsedNetwork = z.output<typeof networkSchema>;
+export type AlertSettings = z.output<typeof alertsSchema>;

@@ -1,0 +1,116 @@
+/**
+ * The error family. Every failure a caller may want to branch on has a stable `code` (never
+ * parse a message) and says whether retrying can help. The CLI maps them to exit codes and one
+ * line of text; the job layer maps `retryable: false` to BullMQ's UnrecoverableError.
+ *
+ * Messages never contain secrets: API keys are held in `Secret` (src/config/secret.ts) and URLs
+ * pass through `redactUrl` before they reach a message.
+ */
+export type ThmErrorCode =
+  /** Bad config file, missing key variable, unreadable key file. CLI exit 2. */
+  | 'THM_CONFIG'
+  /** Bad command-line input. CLI exit 2. */
+  | 'THM_USAGE'
+  /** 401 `No Authentication Method Found`: the key is missing, wrong or revoked. */
+  | 'THM_API_AUTH'
+  /** 403 `Out of realm`: the key belongs to another portal. */
+  | 'THM_API_REALM'
+  /** The premium authorization error on a premium-only endpoint. */
+  | 'THM_API_PREMIUM_REQUIRED'
+  /** A response that is not JSON, too large, or fails its schema. */
+  | 'THM_API_INVALID_RESPONSE'
+  /** Network error, timeout, 429, 5xx: worth retrying. */
+  | 'THM_API_TRANSIENT'
+  /** A transient error whose Retry-After lies beyond the in-process retry budget. */
+  | 'THM_API_RETRY_LATER'
+  /** Any other HTTP status the API answered with (4xx not covered above). */
+  | 'THM_API_HTTP'
+  /** SMTP 5xx: the server refused the sender or every recipient. */
+  | 'THM_SMTP_REJECTED'
+  /** SMTP 4xx or a connection problem: worth retrying. */
+  | 'THM_SMTP_TRANSIENT'
+  /** A job or check that did not finish in time (e.g. `thm run --wait --timeout`). */
+  | 'THM_TIMEOUT'
+  /** Redis unreachable or a store invariant broken. */
+  | 'THM_STORE';
+
+export interface ThmErrorOptions {
+  retryable?: boolean;
+  cause?: unknown;
+  /** HTTP or SMTP status, when there was one. */
+  status?: number;
+  /** The remote side's own message (API error text, SMTP reply), cut short. */
+  remoteMessage?: string;
+}
+
+export class ThmError extends Error {
+  readonly code: ThmErrorCode;
+  readonly retryable: boolean;
+  readonly status?: number;
+  readonly remoteMessage?: string;
+
+  constructor(code: ThmErrorCode, message: string, options: ThmErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ThmError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.remoteMessage !== undefined) this.remoteMessage = options.remoteMessage;
+  }
+}
+
+export class ConfigError extends ThmError {
+  constructor(message: string, options?: ThmErrorOptions) {
+    super('THM_CONFIG', message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+export class UsageError extends ThmError {
+  constructor(message: string, options?: ThmErrorOptions) {
+    super('THM_USAGE', message, options);
+    this.name = 'UsageError';
+  }
+}
+
+/** Errors of the partner API. `retryAt` is set on THM_API_RETRY_LATER. */
+export class ApiError extends ThmError {
+  readonly endpoint: string;
+  readonly retryAt?: Date;
+
+  constructor(
+    code: ThmErrorCode,
+    endpoint: string,
+    message: string,
+    options: ThmErrorOptions & { retryAt?: Date } = {},
+  ) {
+    super(code, message, options);
+    this.name = 'ApiError';
+    this.endpoint = endpoint;
+    if (options.retryAt) this.retryAt = options.retryAt;
+  }
+}
+
+export class SmtpError extends ThmError {
+  constructor(code: 'THM_SMTP_REJECTED' | 'THM_SMTP_TRANSIENT', message: string, options?: ThmErrorOptions) {
+    super(code, message, { ...options, retryable: code === 'THM_SMTP_TRANSIENT' });
+    this.name = 'SmtpError';
+  }
+}
+
+/** CLI exit codes, product.md: 0 success, 1 a job or check failed, 2 usage or config error. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof ThmError && (error.code === 'THM_CONFIG' || error.code === 'THM_USAGE')) {
+    return EXIT_USAGE;
+  }
+  return EXIT_FAILED;
+}
+
+/** Whether an error is one the user is expected to meet (printed as one line, no stack). */
+export function isExpectedError(error: unknown): error is ThmError {
+  return error instanceof ThmError;
+}

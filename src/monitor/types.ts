@@ -1,0 +1,148 @@
+/**
+ * Glossary: the words of the domain, named once.
+ *
+ * - network: one operator account on the partner platform, configured under `networks[]`.
+ * - pair: a (tracking domain, ISP) combination of one network, identified by
+ *   (network, `network_tracking_domain_id`, `isp` exactly as sent). `pairKey` is its id.
+ * - as-of date: the calendar date (YYYY-MM-DD, in the network's time zone) a run is for;
+ *   the trends it reads describe the day before it.
+ * - run: one traffic-check (or invoice-snapshot) of one network for one as-of date.
+ * - baseline: a pair's clicks 7 days before yesterday (the same weekday).
+ * - dropPercent: `-yesterday_seven_days_ago_total_clicks_trend`, or computed from the totals.
+ * - significance: (baseline - yesterday) / sqrt(baseline), the drop in standard deviations of
+ *   Poisson noise.
+ * - alertable: baseline >= minBaselineClicks, dropPercent >= minDropPercent and
+ *   significance >= minSignificance (0 turns that test off).
+ * - active pair: a pair the monitor has alerted on and not yet cleared (the history).
+ * - quiet run: a run in which an active pair is not alertable (absent from the list, or listed
+ *   under the thresholds).
+ * - classes (each pair of a run gets exactly one):
+ *   - new: alertable today, not active before.
+ *   - worse: active, severity rose from warning to critical since it was last e-mailed.
+ *   - reminder: active, still alertable, renotifyAfterDays days since it was last e-mailed.
+ *   - ongoing: active, none of the above (including quiet runs short of clearAfterRuns).
+ *   - cleared: active, not alertable for clearAfterRuns runs in a row. Never "recovered": see
+ *     `mayStillBeDepressed`.
+ *   - silenced: matches an unexpired silence; counted, never e-mailed.
+ * - pair event: (pair, class, as-of date) of an e-mailed class; never e-mailed twice.
+ * - snapshot: one invoice summary taken at a time, with its change since the previous one.
+ * - notification: one decided e-mail, recorded in the outbox before it is sent.
+ * - problem episode: the time from a traffic-check's final failure to its next success.
+ */
+
+import type { IspTrend } from '../api/schemas.js';
+
+export type Severity = 'warning' | 'critical';
+export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
+export const PAIR_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'ongoing', 'cleared', 'silenced'];
+/** The classes that put a pair into an e-mail (cleared only with alerts.notifyCleared). */
+export const EMAILED_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'cleared'];
+
+/** YYYY-MM-DD */
+export type IsoDate = string;
+
+/** Clicks, conversions or revenue of one pair on the four days the API reports. */
+export interface DayFigures {
+  yesterday: number;
+  d7: number;
+  d14: number;
+  d30: number;
+}
+
+/** Percent change from each comparison day to yesterday (negative is a drop); null: undefined. */
+export interface TrendFigures {
+  d7: number | null;
+  d14: number | null;
+  d30: number | null;
+}
+
+/** A pair's numbers of one run, taken from its validated API entry. */
+export interface PairFigures {
+  clicks: DayFigures;
+  clickTrend: TrendFigures;
+  conversions: DayFigures;
+  conversionTrend: TrendFigures;
+  revenue: DayFigures;
+  revenueTrend: TrendFigures;
+}
+
+/** What the monitor remembers about an active pair between runs (the history). */
+export interface ActivePair {
+  domainId: number;
+  isp: string;
+  domainUrl: string;
+  /** As-of date of the run that first found it alertable (this episode). */
+  firstSeen: IsoDate;
+  /** As-of date of the last run that found it alertable. */
+  lastSeen: IsoDate;
+  /** As-of date of the last e-mail that carried it (new, worse or reminder). */
+  lastNotified: IsoDate;
+  /** Severity it had in that e-mail. */
+  notifiedSeverity: Severity;
+  /** Runs in a row it has not been alertable (0 while alertable). */
+  quietRuns: number;
+  /** Last alertable numbers: baseline (7 days back) and yesterday's clicks, drop percent. */
+  baseline: number;
+  yesterday: number;
+  dropPercent: number;
+}
+
+export interface Silence {
+  id: string;
+  networkId: string;
+  /** Tracking domain id; absent: any domain. */
+  domainId?: number;
+  /** ISP name, exact or a glob with * and ?; absent: any ISP. */
+  isp?: string;
+  reason: string;
+  createdAt: number;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface ClassifiedPair {
+  key: string;
+  domainId: number;
+  isp: string;
+  domainUrl: string;
+  class: PairClass;
+  /** Alertable in today's data. */
+  alertable: boolean;
+  severity: Severity;
+  dropPercent: number;
+  significance: number;
+  firstSeen: IsoDate;
+  quietRuns: number;
+  /** Today's numbers when the pair is in today's list; else the last remembered ones. */
+  figures?: PairFigures;
+  /** Cleared only: see `depressedAfterClear` in classify.ts for the rule. */
+  mayStillBeDepressed?: boolean;
+  /** The id of the silence that matched (class silenced). */
+  silenceId?: string;
+}
+
+/** Many ISPs of one tracking domain declining together: what a blocked domain looks like. */
+export interface DomainRollup {
+  domainId: number;
+  domainUrl: string;
+  /** Alertable pairs of the domain today (any class but cleared). */
+  ispsAffected: number;
+  clicksLost: number;
+  baselineClicks: number;
+  /** True when enough ISPs decline together to lead the e-mail with the domain. */
+  headline: boolean;
+}
+
+export type ClassCounts = Record<PairClass, number>;
+
+export interface Classification {
+  asOf: IsoDate;
+  /** Every pair of today and of the active history, each exactly once. */
+  pairs: ClassifiedPair[];
+  counts: ClassCounts;
+  domains: DomainRollup[];
+  /** The history after this run: pairs to write, and keys to delete (cleared). */
+  changes: { upsert: ActivePair[]; remove: string[] };
+}
+
+export type { IspTrend };
