@@ -145,4 +145,67 @@ export interface Classification {
   changes: { upsert: ActivePair[]; remove: string[] };
 }
 
+export type RunKind = 'traffic-check' | 'invoice-snapshot';
+
+/**
+ * The record of one run per (network, kind, as-of date). Its existence with outcome other than
+ * 'failed' makes a second run for the same key a no-op (unless forced).
+ */
+export interface RunRecord {
+  networkId: string;
+  kind: RunKind;
+  asOf: IsoDate;
+  outcome: 'ok' | 'premium-inactive' | 'failed';
+  /** Epoch milliseconds. */
+  startedAt: number;
+  finishedAt: number;
+  /** traffic-check: the classes of this run. */
+  counts?: ClassCounts;
+  /** traffic-check: entries in the API's list. */
+  pairsListed?: number;
+  /** Notifications this run decided (ids in the outbox). */
+  notificationIds: string[];
+  /** failed: the error's code and one-line message (never a secret). */
+  error?: { code: string; message: string };
+  /** How many times this (network, kind, as-of) ran; > 1 after --force. */
+  runs: number;
+}
+
+/** product.md: the snapshot `{time, status, total_count, balance, billed, paid}`. */
+export interface InvoiceSnapshot {
+  /** Epoch seconds, like the API's time_* fields. */
+  time: number;
+  status: string;
+  total_count: number;
+  balance: number;
+  billed: number;
+  paid: number;
+}
+
+export interface InvoiceChange {
+  total_count: number;
+  balance: number;
+  billed: number;
+  paid: number;
+}
+
+/** The last access object seen, and whether premium was active. */
+export interface PremiumState {
+  hasPremium: boolean;
+  /** Epoch milliseconds of the check that saw this state. */
+  checkedAt: number;
+  /** Epoch milliseconds since when this state holds. */
+  since: number;
+}
+
+/** An open problem episode of a network (a run kind failed for good). */
+export interface ProblemEpisode {
+  kind: RunKind;
+  /** Epoch milliseconds. */
+  openedAt: number;
+  code: string;
+  /** One line, with the API's own message when there was one. */
+  message: string;
+}
+
 export type { IspTrend };
