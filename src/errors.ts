@@ -92,7 +92,11 @@ export class ApiError extends ThmError {
 }
 
 export class SmtpError extends ThmError {
-  constructor(code: 'THM_SMTP_REJECTED' | 'THM_SMTP_TRANSIENT', message: string, options?: ThmErrorOptions) {
+  constructor(
+    code: 'THM_SMTP_REJECTED' | 'THM_SMTP_TRANSIENT',
+    message: string,
+    options?: ThmErrorOptions,
+  ) {
     super(code, message, { ...options, retryable: code === 'THM_SMTP_TRANSIENT' });
     this.name = 'SmtpError';
   }

@@ -10,7 +10,16 @@ export type { Logger } from 'pino';
  * at the top level or one level down, is censored. API keys also travel as `Secret`, which
  * serialises as [redacted], so a key cannot reach a line even under another field name.
  */
-const SECRET_FIELDS = ['apiKey', 'key', 'password', 'pass', 'authorization', 'x-service-api-key', 'smtpUrl', 'redisUrl'];
+const SECRET_FIELDS = [
+  'apiKey',
+  'key',
+  'password',
+  'pass',
+  'authorization',
+  'x-service-api-key',
+  'smtpUrl',
+  'redisUrl',
+];
 export const REDACT_PATHS = [
   ...SECRET_FIELDS,
   ...SECRET_FIELDS.map((field) => `*.${field}`),
@@ -38,7 +47,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (pretty) {
     return pino({
       ...base,
-      transport: { target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+      transport: {
+        target: 'pino-pretty',
+        options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+      },
     });
   }
   return pino(base, pino.destination({ dest: 2, sync: false }));

@@ -9,7 +9,9 @@ import { registerConfigCommands } from './commands/config-check.js';
  */
 export function buildProgram(): Command {
   const program = new Command('thm')
-    .description('Traffic Health Monitor: watches tracking domains for ISP traffic drops and e-mails what changed.')
+    .description(
+      'Traffic Health Monitor: watches tracking domains for ISP traffic drops and e-mails what changed.',
+    )
     .option('-c, --config <file>', 'config file (YAML or JSON); default $THM_CONFIG or ./thm.yaml')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -42,7 +44,9 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`thm: ${error.message}\n`);
       return exitCodeFor(error);
     }
-    process.stderr.write(`thm: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `thm: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT_FAILED;
   }
 }

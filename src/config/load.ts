@@ -67,7 +67,9 @@ export function parseConfigText(text: string, file: string): unknown {
     return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ConfigError(`config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`);
+    throw new ConfigError(
+      `config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`,
+    );
   }
 }
 
@@ -87,15 +89,23 @@ export function parseConfig(
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
-  const baseDir = options.source && options.source !== '(inline)' ? path.dirname(options.source) : (options.cwd ?? process.cwd());
+  const baseDir =
+    options.source && options.source !== '(inline)'
+      ? path.dirname(options.source)
+      : (options.cwd ?? process.cwd());
 
   return {
     ...parsed,
     source,
     logLevel,
     redis: { url: new Secret(parsed.redis.url), prefix: parsed.redis.prefix },
-    mail: { ...parsed.mail, url: parsed.mail.url === undefined ? undefined : new Secret(parsed.mail.url) },
-    heartbeat: { url: parsed.heartbeat.url === undefined ? undefined : new Secret(parsed.heartbeat.url) },
+    mail: {
+      ...parsed.mail,
+      url: parsed.mail.url === undefined ? undefined : new Secret(parsed.mail.url),
+    },
+    heartbeat: {
+      url: parsed.heartbeat.url === undefined ? undefined : new Secret(parsed.heartbeat.url),
+    },
     networks: parsed.networks.map((network, index) => ({
       ...network,
       name: network.name ?? network.id,
@@ -116,18 +126,27 @@ function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   if (Array.isArray(doc.networks)) doc.networks = doc.networks.map(dropNullSections);
   const section = (name: string): Record<string, unknown> => {
     const value = doc[name];
-    return value && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? { ...(value as Record<string, unknown>) }
+      : {};
   };
   if (env.REDIS_URL) doc.redis = { ...section('redis'), url: env.REDIS_URL };
   if (env.SMTP_URL) doc.mail = { ...section('mail'), url: env.SMTP_URL };
   return doc;
 }
 
-function resolveApiKey(network: ParsedNetwork, index: number, env: NodeJS.ProcessEnv, baseDir: string): Secret {
+function resolveApiKey(
+  network: ParsedNetwork,
+  index: number,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): Secret {
   if (network.apiKeyEnv !== undefined) {
     const value = env[network.apiKeyEnv]?.trim();
     if (!value) {
-      throw new ConfigError(`networks[${index}].apiKeyEnv: environment variable ${network.apiKeyEnv} is not set or empty`);
+      throw new ConfigError(
+        `networks[${index}].apiKeyEnv: environment variable ${network.apiKeyEnv} is not set or empty`,
+      );
     }
     return new Secret(value);
   }
@@ -165,7 +184,9 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   const [first] = issues;
   if (!first) return 'invalid config';
   const line = `${formatIssuePath(first.path)}: ${describeIssue(first)}`;
-  return issues.length > 1 ? `${line} (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : line;
+  return issues.length > 1
+    ? `${line} (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})`
+    : line;
 }
 
 /** The effective config as a plain document with every secret shown as [redacted]. */
@@ -174,7 +195,10 @@ export function redactedConfig(config: Config): unknown {
     JSON.stringify({
       ...config,
       redis: { ...config.redis, url: redactUrl(config.redis.url.reveal()) },
-      mail: { ...config.mail, url: config.mail.url ? redactUrl(config.mail.url.reveal()) : undefined },
+      mail: {
+        ...config.mail,
+        url: config.mail.url ? redactUrl(config.mail.url.reveal()) : undefined,
+      },
       heartbeat: { url: config.heartbeat.url ? '[redacted]' : undefined },
     }),
   );

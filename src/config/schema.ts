@@ -37,7 +37,8 @@ export function cronProblem(expression: string, timezone?: string): string | und
 
 const cron = z.string().superRefine((value, ctx) => {
   const problem = cronProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: `not a valid cron expression (${problem})` });
+  if (problem)
+    ctx.addIssue({ code: 'custom', message: `not a valid cron expression (${problem})` });
 });
 
 const email = z.email({ message: 'not a valid e-mail address' });
@@ -73,7 +74,9 @@ export const networkSchema = z
     name: z.string().min(1).max(200).optional(),
     /** API base including the version segment, e.g. https://api.example.com/v1. */
     baseUrl: z.url({ message: 'not a valid URL' }).superRefine((value, ctx) => {
-      const url = new URL(value);
+      // zod 4 runs refinements even after the URL check failed: parse defensively.
+      const url = URL.canParse(value) ? new URL(value) : undefined;
+      if (!url) return;
       if (url.protocol === 'https:') return;
       if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
       ctx.addIssue({
@@ -190,7 +193,11 @@ export const configSchema = z
         headersTimeoutMs: z.number().int().min(100).default(15_000),
         bodyTimeoutMs: z.number().int().min(100).default(30_000),
         /** Response bodies larger than this are refused as invalid. */
-        maxResponseBytes: z.number().int().min(1024).default(64 * 1024 * 1024),
+        maxResponseBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(64 * 1024 * 1024),
         /** In-process attempts for transient errors before the job layer takes over. */
         attempts: z.number().int().min(1).max(10).default(3),
         /** Longest total wait the client spends on in-process retries. */

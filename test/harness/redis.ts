@@ -41,15 +41,37 @@ export async function startRedis(): Promise<TestRedis> {
   const start = async (): Promise<void> => {
     const proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes',
-        '--appendfsync', 'always', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--loglevel', 'warning'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--maxmemory-policy',
+        'noeviction',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
       { stdio: 'ignore' },
     );
     child = proc;
     await waitFor(
       async () => {
         if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
-        const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        const probe = new Redis(port, '127.0.0.1', {
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
         try {
           await probe.connect();
           const loading = await probe.info('persistence');

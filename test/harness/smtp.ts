@@ -12,9 +12,7 @@ export interface ReceivedMail {
   parsed: ParsedMail;
 }
 
-export type SmtpFault =
-  | { type: 'reply'; code: number; message: string }
-  | { type: 'drop' };
+export type SmtpFault = { type: 'reply'; code: number; message: string } | { type: 'drop' };
 
 export interface TestSmtp {
   port: number;
@@ -28,7 +26,9 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-export async function startSmtp(options: { auth?: { user: string; pass: string } } = {}): Promise<TestSmtp> {
+export async function startSmtp(
+  options: { auth?: { user: string; pass: string } } = {},
+): Promise<TestSmtp> {
   const port = await freePort();
   const state: TestSmtp = {
     port,
@@ -53,7 +53,11 @@ export async function startSmtp(options: { auth?: { user: string; pass: string }
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) {
+      if (
+        options.auth &&
+        auth.username === options.auth.user &&
+        auth.password === options.auth.pass
+      ) {
         callback(null, { user: auth.username });
       } else {
         callback(new Error('Invalid username or password'));

@@ -8,7 +8,9 @@ export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description('inspect the configuration');
   config
     .command('check')
-    .description('validate the config and resolve every key; print the effective config, secrets redacted')
+    .description(
+      'validate the config and resolve every key; print the effective config, secrets redacted',
+    )
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExample:\n  $ thm config check --config /etc/thm/thm.yaml')
     .action((options: { json?: boolean }, command: Command) => {
@@ -18,7 +20,9 @@ export function registerConfigCommands(program: Command): void {
         printJson({ ok: true, config: doc });
         return;
       }
-      printLine(`# ${effective.source}: OK (${effective.networks.length} network${effective.networks.length === 1 ? '' : 's'}, keys resolved)`);
+      printLine(
+        `# ${effective.source}: OK (${effective.networks.length} network${effective.networks.length === 1 ? '' : 's'}, keys resolved)`,
+      );
       process.stdout.write(toYaml(doc));
     });
 }

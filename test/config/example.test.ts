@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+
+/** config/thm.example.yaml documents every option with its default: keep it true. */
+describe('config/thm.example.yaml', () => {
+  const env = { ACME_API_KEY: 'k' };
+  const raw = parse(readFileSync('config/thm.example.yaml', 'utf8')) as Record<string, unknown>;
+
+  it('is a valid config', () => {
+    expect(() => parseConfig(raw, { env: { ACME_API_KEY: 'k' } })).not.toThrow();
+  });
+
+  it('shows the defaults: parsing it equals parsing the bare minimum', () => {
+    const network = (raw.networks as Array<Record<string, unknown>>)[0] ?? {};
+    const minimal = parseConfig(
+      {
+        networks: [
+          {
+            id: network.id,
+            name: network.name,
+            baseUrl: network.baseUrl,
+            apiKeyEnv: network.apiKeyEnv,
+            timezone: network.timezone,
+            recipients: network.recipients,
+          },
+        ],
+      },
+      { env, source: 'x' },
+    );
+    expect(parseConfig(raw, { env, source: 'x' })).toEqual(minimal);
+  });
+});

@@ -1,0 +1,287 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  loadConfig,
+  parseConfig,
+  redactedConfig,
+  resolveConfigPath,
+} from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+
+const KEY = 'sk_live_4f1b2c3d4e5f_super_secret';
+const env = { ACME_API_KEY: KEY };
+
+function network(extra: Record<string, unknown> = {}) {
+  return {
+    id: 'acme',
+    baseUrl: 'https://api.example.com/v1',
+    apiKeyEnv: 'ACME_API_KEY',
+    recipients: ['ops@acme.example'],
+    ...extra,
+  };
+}
+
+function errorOf(raw: unknown, e: NodeJS.ProcessEnv = env): string {
+  try {
+    parseConfig(raw, { env: e });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config defaults', () => {
+  it('fills every default but id, baseUrl, key and recipients', () => {
+    const config = parseConfig(
+      { networks: [network()] },
+      { env: {} as NodeJS.ProcessEnv, ...{ env } },
+    );
+    expect(config.redis.prefix).toBe('thm');
+    expect(config.redis.url.reveal()).toBe('redis://127.0.0.1:6379');
+    expect(config.mail.url).toBeUndefined();
+    expect(config.mail.outboxDir).toBe('./outbox');
+    const [acme] = config.networks;
+    expect(acme?.name).toBe('acme');
+    expect(acme?.timezone).toBe('UTC');
+    expect(acme?.trafficCheck.cron).toBe('0 7 * * *');
+    expect(acme?.invoices).toMatchObject({ cron: '0 8 * * *', status: 'unpaid', notify: false });
+    expect(acme?.alerts).toEqual({
+      minBaselineClicks: 50,
+      minDropPercent: 20,
+      minSignificance: 3,
+      criticalDropPercent: 50,
+      renotifyAfterDays: 7,
+      clearAfterRuns: 2,
+      notifyCleared: true,
+    });
+    expect(acme?.apiKey.reveal()).toBe(KEY);
+  });
+
+  it('applies REDIS_URL, SMTP_URL and LOG_LEVEL over the file', () => {
+    const config = parseConfig(
+      {
+        redis: { url: 'redis://file:6379' },
+        mail: { url: 'smtp://file:25' },
+        networks: [network()],
+      },
+      {
+        env: {
+          ...env,
+          REDIS_URL: 'rediss://u:p@env:6380',
+          SMTP_URL: 'smtps://u:pw@mail:465',
+          LOG_LEVEL: 'debug',
+        },
+      },
+    );
+    expect(config.redis.url.reveal()).toBe('rediss://u:p@env:6380');
+    expect(config.mail.url?.reveal()).toBe('smtps://u:pw@mail:465');
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it('treats a YAML section left with only comments (null) as absent', () => {
+    const config = parseConfig(
+      { heartbeat: null, networks: [{ ...network(), alerts: null }] },
+      { env },
+    );
+    expect(config.heartbeat.url).toBeUndefined();
+    expect(config.networks[0]?.alerts.clearAfterRuns).toBe(2);
+  });
+});
+
+describe('config rules: one line naming the field', () => {
+  const cases: Array<[string, unknown, RegExp, NodeJS.ProcessEnv?]> = [
+    [
+      'plain-http public baseUrl',
+      { networks: [network({ baseUrl: 'http://api.example.com/v1' })] },
+      /^networks\[0\]\.baseUrl: must be https:\/\/ \(http is allowed only for loopback hosts\)$/,
+    ],
+    [
+      'not a URL',
+      { networks: [network({ baseUrl: 'api.example.com' })] },
+      /^networks\[0\]\.baseUrl: not a valid URL/,
+    ],
+    [
+      'missing key variable',
+      { networks: [network()] },
+      /^networks\[0\]\.apiKeyEnv: environment variable ACME_API_KEY is not set or empty$/,
+      {},
+    ],
+    [
+      'no key source',
+      { networks: [network({ apiKeyEnv: undefined })] },
+      /^networks\[0\]\.apiKeyEnv: set exactly one of apiKeyEnv or apiKeyFile$/,
+    ],
+    [
+      'both key sources',
+      { networks: [network({ apiKeyFile: '/run/secrets/k' })] },
+      /set exactly one of apiKeyEnv or apiKeyFile/,
+    ],
+    [
+      'duplicate ids',
+      { networks: [network(), network()] },
+      /^networks\[1\]\.id: duplicate network id "acme" \(also networks\[0\]\.id\)$/,
+    ],
+    [
+      'bad time zone',
+      { networks: [network({ timezone: 'Mars/Olympus' })] },
+      /^networks\[0\]\.timezone: not a valid IANA time zone$/,
+    ],
+    [
+      'bad cron',
+      { networks: [network({ trafficCheck: { cron: '61 7 * * *' } })] },
+      /^networks\[0\]\.trafficCheck\.cron: not a valid cron expression/,
+    ],
+    [
+      'bad invoice cron',
+      { networks: [network({ invoices: { cron: 'every day' } })] },
+      /^networks\[0\]\.invoices\.cron: not a valid cron expression/,
+    ],
+    ['missing id', { networks: [network({ id: undefined })] }, /^networks\[0\]\.id: is required$/],
+    [
+      'missing recipients',
+      { networks: [network({ recipients: undefined })] },
+      /^networks\[0\]\.recipients: is required$/,
+    ],
+    [
+      'empty recipients',
+      { networks: [network({ recipients: [] })] },
+      /^networks\[0\]\.recipients: at least one recipient is required$/,
+    ],
+    [
+      'bad recipient',
+      { networks: [network({ recipients: ['ops@', 'x'] })] },
+      /^networks\[0\]\.recipients\[0\]: not a valid e-mail address/,
+    ],
+    [
+      'unknown option',
+      { networks: [network({ alerts: { minDropPercnt: 10 } })] },
+      /^networks\[0\]\.alerts: unknown option "minDropPercnt"$/,
+    ],
+    [
+      'negative threshold',
+      { networks: [network({ alerts: { minBaselineClicks: -1 } })] },
+      /^networks\[0\]\.alerts\.minBaselineClicks: /,
+    ],
+    [
+      'critical below min drop',
+      { networks: [network({ alerts: { minDropPercent: 40, criticalDropPercent: 30 } })] },
+      /^networks\[0\]\.alerts\.criticalDropPercent: must be at least alerts\.minDropPercent \(40\)$/,
+    ],
+    [
+      'bad id slug',
+      { networks: [network({ id: 'Acme Net' })] },
+      /^networks\[0\]\.id: must be a slug/,
+    ],
+    ['no networks', { networks: [] }, /^networks: at least one network is required$/],
+    ['networks missing', {}, /^networks: is required$/],
+    [
+      'bad redis url',
+      { redis: { url: 'http://x' }, networks: [network()] },
+      /^redis\.url: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    ],
+    [
+      'bad smtp url',
+      { mail: { url: 'mailto:x' }, networks: [network()] },
+      /^mail\.url: must be an smtp:\/\/ or smtps:\/\/ URL$/,
+    ],
+    ['bad prefix', { redis: { prefix: 'a b' }, networks: [network()] }, /^redis\.prefix: /],
+    [
+      'unknown top-level option',
+      { networks: [network()], extra: 1 },
+      /^\(root\): unknown option "extra"$/,
+    ],
+    [
+      'bad LOG_LEVEL',
+      { networks: [network()] },
+      /^LOG_LEVEL: must be one of/,
+      { ...env, LOG_LEVEL: 'loud' },
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, raw, expected, e) => {
+    expect(errorOf(raw, e ?? env)).toMatch(expected);
+  });
+
+  it('allows plain http for loopback hosts (the sandbox)', () => {
+    for (const host of ['127.0.0.1:8080', 'localhost:1', '[::1]:9', '127.1.2.3']) {
+      expect(() =>
+        parseConfig({ networks: [network({ baseUrl: `http://${host}/v1` })] }, { env }),
+      ).not.toThrow();
+    }
+  });
+
+  it('counts further problems on the same line', () => {
+    expect(
+      errorOf({ networks: [network({ baseUrl: 'http://x.example', timezone: 'Nope/Nope' })] }),
+    ).toMatch(/\(and 1 more problem\)$/);
+  });
+});
+
+describe('config files and keys', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-config-'));
+
+  it('reads YAML and JSON by extension, and apiKeyFile relative to the config', () => {
+    writeFileSync(path.join(dir, 'key.txt'), `${KEY}\n`);
+    writeFileSync(
+      path.join(dir, 'a.yaml'),
+      'networks:\n  - id: acme\n    baseUrl: https://x.example/v1\n    apiKeyFile: key.txt\n    recipients: [a@b.example]\n',
+    );
+    writeFileSync(path.join(dir, 'a.json'), JSON.stringify({ networks: [network()] }));
+    expect(
+      loadConfig({ file: path.join(dir, 'a.yaml'), env: {} }).networks[0]?.apiKey.reveal(),
+    ).toBe(KEY);
+    expect(loadConfig({ file: path.join(dir, 'a.json'), env }).networks[0]?.id).toBe('acme');
+  });
+
+  it('names an unreadable key file and a missing or malformed config file', () => {
+    writeFileSync(
+      path.join(dir, 'b.yaml'),
+      'networks:\n  - id: acme\n    baseUrl: https://x.example/v1\n    apiKeyFile: missing.txt\n    recipients: [a@b.example]\n',
+    );
+    expect(() => loadConfig({ file: path.join(dir, 'b.yaml'), env: {} })).toThrow(
+      /^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt$/,
+    );
+    expect(() => loadConfig({ file: path.join(dir, 'nope.yaml'), env: {} })).toThrow(
+      /nope\.yaml: not found/,
+    );
+    writeFileSync(path.join(dir, 'c.json'), '{ nope');
+    expect(() => loadConfig({ file: path.join(dir, 'c.json'), env: {} })).toThrow(
+      /c\.json: not valid JSON/,
+    );
+  });
+
+  it('finds the file from --config, then THM_CONFIG, then ./thm.yaml', () => {
+    expect(resolveConfigPath({ file: 'x.yaml', env: { THM_CONFIG: 'y.yaml' }, cwd: '/w' })).toBe(
+      '/w/x.yaml',
+    );
+    expect(resolveConfigPath({ env: { THM_CONFIG: 'y.yaml' }, cwd: '/w' })).toBe('/w/y.yaml');
+    expect(resolveConfigPath({ env: {}, cwd: '/w' })).toBe('/w/thm.yaml');
+  });
+
+  it('never shows a secret when printed, serialised or inspected', () => {
+    const config = parseConfig(
+      {
+        redis: { url: 'redis://user:redispass@h:1' },
+        mail: { url: 'smtp://u:smtppass@h:25' },
+        heartbeat: { url: 'https://hc.example/ping/hb-uuid-123' },
+        networks: [network()],
+      },
+      { env },
+    );
+    const shown = [
+      JSON.stringify(config),
+      inspect(config, { depth: 10 }),
+      JSON.stringify(redactedConfig(config)),
+      String(config.networks[0]?.apiKey),
+    ].join('\n');
+    for (const secret of [KEY, 'redispass', 'smtppass', 'hb-uuid-123'])
+      expect(shown).not.toContain(secret);
+    expect(JSON.stringify(redactedConfig(config))).toContain('redis://user:redacted@h:1');
+  });
+});
