@@ -1,0 +1,34 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Secret } from '../src/config/secret.js';
+import { createLogger } from '../src/log.js';
+
+describe('logger redaction', () => {
+  it('keeps keys and passwords out of every line, by field name or by Secret', async () => {
+    const stream = new PassThrough();
+    let out = '';
+    stream.on('data', (d: Buffer) => (out += d.toString()));
+    const log = createLogger({ destination: stream, level: 'debug' });
+    log.info(
+      { apiKey: 'k-top', key: 'k-plain', password: 'p-top', smtp: { pass: 'p-nested' } },
+      'fields',
+    );
+    log.info({ network: { id: 'acme', apiKey: new Secret('k-secret-obj') } }, 'secret object');
+    log.info({ headers: { 'x-service-api-key': 'k-header' } }, 'headers');
+    log.info({ anything: new Secret('k-anywhere') }, 'any field');
+    await new Promise((r) => setTimeout(r, 20));
+    for (const secret of [
+      'k-top',
+      'k-plain',
+      'p-top',
+      'p-nested',
+      'k-secret-obj',
+      'k-header',
+      'k-anywhere',
+    ]) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('[redacted]');
+    expect(out.trim().split('\n')).toHaveLength(4);
+  });
+});
