@@ -1,12 +1,7 @@
 import type { IsoDate } from '../monitor/types.js';
 
 export type NotificationKind =
-  | 'alert'
-  | 'problem'
-  | 'restored'
-  | 'premium-lost'
-  | 'premium-regained'
-  | 'invoice';
+  'alert' | 'problem' | 'restored' | 'premium-lost' | 'premium-regained' | 'invoice';
 
 /** A rendered e-mail: what the sender hands to nodemailer, nothing more. */
 export interface RenderedEmail {
@@ -44,4 +39,55 @@ export interface OutboxEntry {
   /** Last error (SMTP reply) while pending or failed. */
   lastError?: string;
   sentAt?: number;
+  /** Epoch milliseconds before which a pending entry is not due (set by recordAttempt). */
+  nextAttemptAt?: number;
+  /** Epoch milliseconds of markFailed. */
+  failedAt?: number;
+}
+
+/**
+ * The outbox as the sender sees it: exactly these store methods, implemented by RedisStore
+ * (src/store/) with these names and signatures. Recording a notification happens elsewhere, in
+ * the same atomic step as the history change that decided it.
+ */
+export interface OutboxStore {
+  getNotification(id: string): Promise<OutboxEntry | undefined>;
+  /** Pending entries whose next attempt is due now, oldest first. */
+  pendingNotifications(limit?: number): Promise<OutboxEntry[]>;
+  /** One more failed attempt: keeps the entry pending, due again at nextAttemptAt. */
+  recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void>;
+  /** Only after the SMTP server accepted the message (or it was written to the outbox dir). */
+  markSent(id: string, at: number): Promise<void>;
+  /** A permanent refusal (SMTP 5xx): kept, visible in `thm status`, never retried. */
+  markFailed(id: string, error: string, at: number): Promise<void>;
+}
+
+export interface SendResult {
+  accepted: boolean;
+  /** The server's reply line, or where the message was written. */
+  response: string;
+}
+
+/**
+ * Hands one notification to the mail system. Throws SmtpError: THM_SMTP_TRANSIENT (retry) or
+ * THM_SMTP_REJECTED (do not).
+ */
+export interface MailTransport {
+  send(notification: Notification, from: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+/** What one delivery attempt of `NotificationSender.deliver` came to. */
+export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'missing' | 'already-sent';
+
+export interface DeliverySummary {
+  /** Entries looked at. */
+  due: number;
+  sent: number;
+  retry: number;
+  failed: number;
+  alreadySent: number;
+  missing: number;
+  /** Attempts that threw for another reason (e.g. the store was unreachable); retried later. */
+  errors: number;
 }
