@@ -101,6 +101,8 @@ export async function startRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     client() {
       const c = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: null });
+      // Fault tests stop the server on purpose: reconnecting is the expected behaviour.
+      c.on('error', () => undefined);
       clients.push(c);
       return c;
     },

@@ -1,0 +1,44 @@
+/**
+ * Queue and job names, and the job ids that make triggers idempotent: one place.
+ *
+ * - `checks` queue: traffic-check and invoice-snapshot jobs, from the schedulers and the CLI.
+ * - `mail` queue: one `deliver` job per outbox notification. Kept apart so a slow or failing
+ *   SMTP server never holds up the checks.
+ */
+export const CHECKS_QUEUE = 'checks';
+export const MAIL_QUEUE = 'mail';
+
+export type CheckKind = 'traffic-check' | 'invoice-snapshot';
+export const CHECK_KINDS: readonly CheckKind[] = ['traffic-check', 'invoice-snapshot'];
+export const DELIVER_JOB = 'deliver';
+
+/** One scheduler per network and kind. */
+export function schedulerId(kind: CheckKind, networkId: string): string {
+  return `${kind}:${networkId}`;
+}
+
+export function parseSchedulerId(id: string): { kind: CheckKind; networkId: string } | undefined {
+  const [kind, networkId] = id.split(':', 2);
+  if (!networkId || !CHECK_KINDS.includes(kind as CheckKind)) return undefined;
+  return { kind: kind as CheckKind, networkId };
+}
+
+/**
+ * Manual triggers of the same network, kind and date share one job id while that job waits or
+ * runs, so simultaneous triggers do the work once. A forced run gets its own id.
+ */
+export function manualJobId(
+  kind: CheckKind,
+  networkId: string,
+  asOf: string,
+  forceToken?: string,
+): string {
+  return forceToken
+    ? `manual:${kind}:${networkId}:${asOf}:force-${forceToken}`
+    : `manual:${kind}:${networkId}:${asOf}`;
+}
+
+/** While a deliver job for a notification waits or runs, re-enqueueing it is a no-op. */
+export function deliverJobId(notificationId: string): string {
+  return `deliver:${notificationId}`;
+}

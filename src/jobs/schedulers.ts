@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import cronParser from 'cron-parser';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { NetworkConfig } from '../config/load.js';
+import type { Logger } from '../log.js';
+import type { CheckJobData } from './job-data.js';
+import { parseSchedulerId, schedulerId, type CheckKind } from './names.js';
+
+/**
+ * One BullMQ job scheduler per network and job kind (cron + the network's time zone), made to
+ * match the config when a worker starts: missing or changed ones upserted, those of networks no
+ * longer configured removed. Replicas starting together take turns under a short Redis lock;
+ * unchanged schedulers are left alone, so a restart does not disturb the next run.
+ */
+export interface DesiredScheduler {
+  id: string;
+  kind: CheckKind;
+  networkId: string;
+  pattern: string;
+  tz: string;
+}
+
+export function desiredSchedulers(networks: readonly NetworkConfig[]): DesiredScheduler[] {
+  const out: DesiredScheduler[] = [];
+  for (const network of networks) {
+    out.push({
+      id: schedulerId('traffic-check', network.id),
+      kind: 'traffic-check',
+      networkId: network.id,
+      pattern: network.trafficCheck.cron,
+      tz: network.timezone,
+    });
+    if (network.invoices.enabled) {
+      out.push({
+        id: schedulerId('invoice-snapshot', network.id),
+        kind: 'invoice-snapshot',
+        networkId: network.id,
+        pattern: network.invoices.cron,
+        tz: network.timezone,
+      });
+    }
+  }
+  return out;
+}
+
+export interface ReconcileResult {
+  upserted: number;
+  unchanged: number;
+  removed: number;
+}
+
+export interface ReconcileOptions {
+  queue: Queue<CheckJobData>;
+  redis: Redis;
+  lockKey: string;
+  networks: readonly NetworkConfig[];
+  jobOptions: { attempts: number; backoffMs: number };
+  logger: Logger;
+  /** Parallel upserts in flight. */
+  concurrency?: number;
+}
+
+export async function reconcileSchedulers(options: ReconcileOptions): Promise<ReconcileResult> {
+  return withLock(options.redis, options.lockKey, 30_000, async () => {
+    const desired = desiredSchedulers(options.networks);
+    const existing = new Map<string, { pattern?: string; tz?: string; attempts?: number }>();
+    const total = await options.queue.getJobSchedulersCount();
+    for (let start = 0; start < total; start += 1000) {
+      for (const s of await options.queue.getJobSchedulers(start, start + 999, true)) {
+        existing.set(s.key, { pattern: s.pattern, tz: s.tz, attempts: s.template?.opts?.attempts });
+      }
+    }
+    const wanted = new Set(desired.map((d) => d.id));
+    const toUpsert = desired.filter((d) => {
+      const current = existing.get(d.id);
+      return (
+        !current ||
+        current.pattern !== d.pattern ||
+        current.tz !== d.tz ||
+        current.attempts !== options.jobOptions.attempts
+      );
+    });
+    const toRemove = [...existing.keys()].filter((id) => parseSchedulerId(id) && !wanted.has(id));
+
+    await inBatches(toUpsert, options.concurrency ?? 64, (d) =>
+      options.queue.upsertJobScheduler(
+        d.id,
+        { pattern: d.pattern, tz: d.tz },
+        {
+          name: d.kind,
+          data: { networkId: d.networkId, trigger: 'schedule' },
+          opts: {
+            attempts: options.jobOptions.attempts,
+            backoff: { type: 'exponential', delay: options.jobOptions.backoffMs, jitter: 0.5 },
+            removeOnComplete: { age: 7 * 86_400, count: 1000 },
+            removeOnFail: { age: 30 * 86_400, count: 1000 },
+          },
+        },
+      ),
+    );
+    await inBatches(toRemove, options.concurrency ?? 64, (id) =>
+      options.queue.removeJobScheduler(id),
+    );
+    const result = {
+      upserted: toUpsert.length,
+      unchanged: desired.length - toUpsert.length,
+      removed: toRemove.length,
+    };
+    options.logger.info(result, 'job schedulers reconciled');
+    return result;
+  });
+}
+
+async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size)
+    await Promise.all(items.slice(i, i + size).map(work));
+}
+
+/** A short mutual-exclusion lock: SET NX PX, released only by its owner. Waits its turn. */
+export async function withLock<T>(
+  redis: Redis,
+  key: string,
+  ttlMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const token = randomUUID();
+  const deadline = Date.now() + ttlMs * 2;
+  while ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') {
+    if (Date.now() > deadline)
+      throw new Error(`could not take the lock ${key} within ${ttlMs * 2} ms`);
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+  }
+  try {
+    return await work();
+  } finally {
+    await redis.eval(
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+      1,
+      key,
+      token,
+    );
+  }
+}
+
+/**
+ * Local wall-clock times that do not exist in a zone (the spring-forward gap) within the next
+ * year, and whether the cron fires inside one. A cron like "30 2 * * *" in Europe/Berlin would
+ * silently skip (or shift) a run once a year: worth a warning at start.
+ */
+export function cronTimesInDstGap(pattern: string, timeZone: string, from = Date.now()): string[] {
+  const found: string[] = [];
+  const offsetAt = (t: number) => zoneOffsetMinutes(t, timeZone);
+  const end = from + 366 * 86_400_000;
+  let previous = offsetAt(from);
+  for (let t = from; t < end; t += 3_600_000) {
+    const current = offsetAt(t);
+    if (current > previous) {
+      // Clocks jumped forward by (current - previous) minutes somewhere in (t - 1h, t].
+      let lo = t - 3_600_000;
+      let hi = t;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        if (offsetAt(mid) === previous) lo = mid;
+        else hi = mid;
+      }
+      // The gap in local wall time, expressed as if it were UTC.
+      const gapStart = Math.floor((hi + previous * 60_000) / 60_000) * 60_000;
+      const gapEnd = gapStart + (current - previous) * 60_000;
+      const fires = cronParser.parseExpression(pattern, {
+        currentDate: new Date(gapStart - 1000),
+        tz: 'UTC',
+      });
+      const next = fires.next().getTime();
+      if (next < gapEnd) found.push(new Date(next).toISOString().slice(0, 16).replace('T', ' '));
+    }
+    previous = current;
+  }
+  return found;
+}
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function zoneOffsetMinutes(epochMs: number, timeZone: string): number {
+  let f = offsetFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    offsetFormatters.set(timeZone, f);
+  }
+  const parts = Object.fromEntries(
+    f.formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]),
+  );
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+  );
+  return Math.round((asUtc - Math.floor(epochMs / 60_000) * 60_000) / 60_000);
+}

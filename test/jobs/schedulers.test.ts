@@ -1,0 +1,130 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import type { CheckJobData } from '../../src/jobs/job-data.js';
+import { CHECKS_QUEUE } from '../../src/jobs/names.js';
+import {
+  cronTimesInDstGap,
+  desiredSchedulers,
+  reconcileSchedulers,
+} from '../../src/jobs/schedulers.js';
+import { silentLogger } from '../../src/log.js';
+import { startRedis, type TestRedis } from '../harness/redis.js';
+
+function networks(ids: string[], extra: Record<string, unknown> = {}) {
+  return parseConfig(
+    {
+      networks: ids.map((id) => ({
+        id,
+        baseUrl: 'https://api.example.com/v1',
+        apiKeyEnv: 'K',
+        recipients: ['ops@example.com'],
+        timezone: 'Europe/Berlin',
+        ...extra,
+      })),
+    },
+    { env: { K: 'key' } },
+  ).networks;
+}
+
+describe('cronTimesInDstGap', () => {
+  const from = Date.parse('2026-11-22T00:00:00Z');
+  it('finds a daily 02:30 in the spring-forward gap of Berlin and New York', () => {
+    expect(cronTimesInDstGap('30 2 * * *', 'Europe/Berlin', from)).toEqual(['2027-03-28 02:30']);
+    expect(cronTimesInDstGap('30 2 * * *', 'America/New_York', from)).toEqual(['2027-03-14 02:30']);
+  });
+  it('is quiet for times outside the gap, for zones without DST, and for other weekdays', () => {
+    expect(cronTimesInDstGap('0 7 * * *', 'Europe/Berlin', from)).toEqual([]);
+    expect(cronTimesInDstGap('30 2 * * *', 'UTC', from)).toEqual([]);
+    expect(cronTimesInDstGap('30 2 * * 1', 'Europe/Berlin', from)).toEqual([]); // 2027-03-28 is a Sunday
+  });
+});
+
+describe('reconcileSchedulers (real Redis, real BullMQ)', () => {
+  let redis: TestRedis;
+  let client: Redis;
+  let queue: Queue<CheckJobData>;
+  const prefix = 'sched-test';
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = redis.client();
+    queue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: client, prefix });
+  });
+  afterAll(async () => {
+    await queue.close();
+    await redis.shutdown();
+  });
+
+  const reconcile = (nets: ReturnType<typeof networks>, attempts = 5) =>
+    reconcileSchedulers({
+      queue,
+      redis: client,
+      lockKey: `${prefix}:lock`,
+      networks: nets,
+      jobOptions: { attempts, backoffMs: 1000 },
+      logger: silentLogger,
+    });
+
+  it('upserts one scheduler per network and kind, with the cron and the zone, and a next run', async () => {
+    const nets = networks(['a', 'b']);
+    expect(desiredSchedulers(nets).map((d) => d.id)).toEqual([
+      'traffic-check:a',
+      'invoice-snapshot:a',
+      'traffic-check:b',
+      'invoice-snapshot:b',
+    ]);
+    expect(await reconcile(nets)).toEqual({ upserted: 4, unchanged: 0, removed: 0 });
+    const schedulers = await queue.getJobSchedulers(0, -1, true);
+    expect(schedulers.map((s) => s.key).sort()).toEqual([
+      'invoice-snapshot:a',
+      'invoice-snapshot:b',
+      'traffic-check:a',
+      'traffic-check:b',
+    ]);
+    const tc = schedulers.find((s) => s.key === 'traffic-check:a');
+    expect(tc).toMatchObject({ pattern: '0 7 * * *', tz: 'Europe/Berlin', name: 'traffic-check' });
+    expect(tc?.template?.data).toEqual({ networkId: 'a', trigger: 'schedule' });
+    // The next job waits, delayed until 07:00 Berlin time.
+    const delayed = await queue.getDelayed();
+    const next = delayed.find((j) => j.name === 'traffic-check' && j.data.networkId === 'a');
+    expect(next).toBeDefined();
+    const fire = new Date((next?.timestamp ?? 0) + (next?.opts.delay ?? 0));
+    expect(
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        minute: '2-digit',
+      }).format(fire),
+    ).toBe('07:00');
+  });
+
+  it('leaves unchanged ones alone, updates changed ones, removes those of networks gone', async () => {
+    expect(await reconcile(networks(['a', 'b']))).toEqual({
+      upserted: 0,
+      unchanged: 4,
+      removed: 0,
+    });
+    const changed = networks(['a'], {
+      trafficCheck: { cron: '15 6 * * *' },
+      invoices: { enabled: false },
+    });
+    expect(await reconcile(changed)).toEqual({ upserted: 1, unchanged: 0, removed: 3 });
+    const schedulers = await queue.getJobSchedulers(0, -1, true);
+    expect(schedulers.map((s) => [s.key, s.pattern])).toEqual([['traffic-check:a', '15 6 * * *']]);
+  });
+
+  it('replicas reconciling at once end with exactly one scheduler each and one next job', async () => {
+    const nets = networks(['r1', 'r2', 'r3']);
+    await Promise.all([reconcile(nets), reconcile(nets), reconcile(nets)]);
+    const schedulers = await queue.getJobSchedulers(0, -1, true);
+    expect(schedulers).toHaveLength(6);
+    const delayed = await queue.getDelayed();
+    for (const id of ['r1', 'r2', 'r3']) {
+      expect(
+        delayed.filter((j) => j.name === 'traffic-check' && j.data.networkId === id),
+      ).toHaveLength(1);
+    }
+  });
+});
