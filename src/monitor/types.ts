@@ -25,6 +25,31 @@
  *     `mayStillBeDepressed`.
  *   - silenced: matches an unexpired silence; counted, never e-mailed.
  * - pair event: (pair, class, as-of date) of an e-mailed class; never e-mailed twice.
+ * - below threshold: a pair in today's list that is neither alertable nor active. It gets no
+ *   class (the API lists every pair that is down at all; the monitor's thresholds decide which
+ *   are declines) and is only counted (`Classification.belowThreshold`).
+ * - quiet runs are counted per as-of date: a forced re-run of the same date does not count the
+ *   same quiet day twice (`ActivePair.quietAsOf`).
+ * - silenced, precisely: the pair is classified as it would be, but e-mails nothing and its
+ *   `lastNotified`/`notifiedSeverity` never change. A silenced pair that is not active is NOT
+ *   added to the history (nobody was told about it), so when the silence expires and it still
+ *   declines it is `new`. A silenced active pair keeps being tracked (lastSeen, quiet runs, last
+ *   numbers) and leaves the history silently once it meets clearAfterRuns (class silenced, not
+ *   cleared); when the silence expires it resumes: `worse` if it went critical meanwhile,
+ *   `reminder` if one is due, else `ongoing`.
+ * - may still be depressed (`depressedAfterClear`, monitor/depressed.ts): a cleared pair whose
+ *   last alertable run came 5 to 8 days after it was first seen (as-of dates) and whose last
+ *   alertable dropPercent was still >= 50. Why: a block starting on day B is first seen on
+ *   as-of B+1 and stays listed through as-of B+7; on B+8 the 7-day comparison day is itself
+ *   inside the block and the pair drops out of the API's list while clicks are still down. That
+ *   span is 6 days; 5..8 tolerates a block that set in or lifted gradually. A real recovery
+ *   shows the drop shrinking first, so it rarely still shows >= 50% on its last listed day. The
+ *   rule looks at the last alertable run, not the clear run, so it holds for any clearAfterRuns.
+ * - headline domain (`DomainRollup.headline`): at least 3 ISPs of one tracking domain are
+ *   alertable and not silenced today, and they are at least half of the domain's pairs in
+ *   today's list. One ISP is an ISP problem; many ISPs of one domain at once is the domain.
+ * - dropPercent from totals: (baseline - yesterday) / baseline * 100 when the API's trend is
+ *   missing, null or not finite; 0 when the baseline is 0 (never alertable).
  * - snapshot: one invoice summary taken at a time, with its change since the previous one.
  * - notification: one decided e-mail, recorded in the outbox before it is sent.
  * - problem episode: the time from a traffic-check's final failure to its next success.
@@ -34,7 +59,14 @@ import type { IspTrend } from '../api/schemas.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
-export const PAIR_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'ongoing', 'cleared', 'silenced'];
+export const PAIR_CLASSES: readonly PairClass[] = [
+  'new',
+  'worse',
+  'reminder',
+  'ongoing',
+  'cleared',
+  'silenced',
+];
 /** The classes that put a pair into an e-mail (cleared only with alerts.notifyCleared). */
 export const EMAILED_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'cleared'];
 
@@ -85,6 +117,8 @@ export interface ActivePair {
   baseline: number;
   yesterday: number;
   dropPercent: number;
+  /** As-of date of the last quiet run counted in quietRuns (absent while alertable). */
+  quietAsOf?: IsoDate;
 }
 
 export interface Silence {
@@ -115,7 +149,7 @@ export interface ClassifiedPair {
   quietRuns: number;
   /** Today's numbers when the pair is in today's list; else the last remembered ones. */
   figures?: PairFigures;
-  /** Cleared only: see `depressedAfterClear` in classify.ts for the rule. */
+  /** Cleared only: see `depressedAfterClear` (monitor/depressed.ts, re-exported by classify.ts). */
   mayStillBeDepressed?: boolean;
   /** The id of the silence that matched (class silenced). */
   silenceId?: string;
@@ -141,8 +175,15 @@ export interface Classification {
   pairs: ClassifiedPair[];
   counts: ClassCounts;
   domains: DomainRollup[];
-  /** The history after this run: pairs to write, and keys to delete (cleared). */
+  /**
+   * The history after this run. `upsert` holds EVERY pair active after the run (so the store
+   * writes the history whole, without reading it again); `remove` the keys that left it.
+   */
   changes: { upsert: ActivePair[]; remove: string[] };
+  /** Pairs in today's list that are neither alertable nor active (not classified). */
+  belowThreshold?: number;
+  /** Entries repeating a pair already seen in today's list (the first one counts). */
+  duplicates?: number;
 }
 
 export type RunKind = 'traffic-check' | 'invoice-snapshot';

@@ -1,0 +1,260 @@
+import type { AlertSettings } from '../config/schema.js';
+import { daysBetween } from './dates.js';
+import { depressedAfterClear } from './depressed.js';
+import { pairFigures } from './figures.js';
+import { pairKey } from './pair-key.js';
+import { DomainRollupBuilder } from './rollup.js';
+import { silenceMatcher } from './silences.js';
+import {
+  measureEntry,
+  severityOf,
+  significanceOf,
+  type PairMeasure,
+  type Thresholds,
+} from './thresholds.js';
+import {
+  EMAILED_CLASSES,
+  PAIR_CLASSES,
+  type ActivePair,
+  type ClassCounts,
+  type Classification,
+  type ClassifiedPair,
+  type IsoDate,
+  type IspTrend,
+  type PairClass,
+  type Silence,
+} from './types.js';
+
+export { depressedAfterClear } from './depressed.js';
+export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
+
+/**
+ * The alert lifecycle (product.md, "Alert lifecycle"; words in the glossary of types.ts), as a
+ * pure function: no clock, no I/O. Every pair of today's list that is alertable or active, and
+ * every pair of the active history, gets exactly one class; `changes` is the history after
+ * the run. One pass over the entries and one over the history: linear, nothing sorted but the
+ * (few) domains.
+ */
+
+export type LifecycleSettings = Thresholds &
+  Pick<AlertSettings, 'renotifyAfterDays' | 'clearAfterRuns'>;
+
+export interface ClassifyInput {
+  asOf: IsoDate;
+  /** Today's validated entries (a successful, complete 200 response; [] = nothing declines). */
+  entries: readonly IspTrend[];
+  /** The history before the run, by pairKey. Not modified. */
+  active: ReadonlyMap<string, ActivePair>;
+  settings: LifecycleSettings;
+  /** The network's silences unexpired at run time (the caller owns the clock). */
+  silences: readonly Silence[];
+}
+
+/** The classes that put a pair into the e-mail under these settings. */
+export function emailedClasses(settings: Pick<AlertSettings, 'notifyCleared'>): PairClass[] {
+  return EMAILED_CLASSES.filter((c) => c !== 'cleared' || settings.notifyCleared);
+}
+
+export function isEmailedClass(
+  pairClass: PairClass,
+  settings: Pick<AlertSettings, 'notifyCleared'>,
+): boolean {
+  return pairClass === 'cleared' ? settings.notifyCleared : EMAILED_CLASSES.includes(pairClass);
+}
+
+export function emptyClassCounts(): ClassCounts {
+  const counts = {} as ClassCounts;
+  for (const c of PAIR_CLASSES) counts[c] = 0;
+  return counts;
+}
+
+/** One pair's step through the lifecycle; `next` undefined = not (or no longer) in history. */
+interface Step {
+  pairClass: PairClass;
+  next: ActivePair | undefined;
+  /** Quiet runs in a row after this run (0 when alertable). */
+  quietRuns: number;
+}
+
+/** An alertable pair: new, worse, reminder or ongoing (or silenced). */
+function stepAlertable(
+  prev: ActivePair | undefined,
+  today: PairMeasure,
+  domainId: number,
+  isp: string,
+  domainUrl: string,
+  silenced: boolean,
+  asOf: IsoDate,
+  settings: LifecycleSettings,
+): Step {
+  if (prev === undefined) {
+    // A silenced pair nobody was told about is not remembered: if it still declines when the
+    // silence expires, it is news then.
+    if (silenced) return { pairClass: 'silenced', next: undefined, quietRuns: 0 };
+    return {
+      pairClass: 'new',
+      quietRuns: 0,
+      next: {
+        domainId,
+        isp,
+        domainUrl,
+        firstSeen: asOf,
+        lastSeen: asOf,
+        lastNotified: asOf,
+        notifiedSeverity: today.severity,
+        quietRuns: 0,
+        baseline: today.baseline,
+        yesterday: today.yesterday,
+        dropPercent: today.dropPercent,
+      },
+    };
+  }
+  const next: ActivePair = {
+    domainId,
+    isp,
+    domainUrl,
+    firstSeen: prev.firstSeen,
+    lastSeen: asOf,
+    lastNotified: prev.lastNotified,
+    notifiedSeverity: prev.notifiedSeverity,
+    quietRuns: 0,
+    baseline: today.baseline,
+    yesterday: today.yesterday,
+    dropPercent: today.dropPercent,
+  };
+  if (silenced) return { pairClass: 'silenced', next, quietRuns: 0 };
+  if (today.severity === 'critical' && prev.notifiedSeverity === 'warning') {
+    next.lastNotified = asOf;
+    next.notifiedSeverity = 'critical';
+    return { pairClass: 'worse', next, quietRuns: 0 };
+  }
+  const renotify = settings.renotifyAfterDays;
+  if (renotify > 0 && daysBetween(prev.lastNotified, asOf) >= renotify) {
+    next.lastNotified = asOf;
+    next.notifiedSeverity = today.severity;
+    return { pairClass: 'reminder', next, quietRuns: 0 };
+  }
+  return { pairClass: 'ongoing', next, quietRuns: 0 };
+}
+
+/** An active pair that is not alertable today (absent, or listed under the thresholds). */
+function stepQuiet(
+  prev: ActivePair,
+  silenced: boolean,
+  asOf: IsoDate,
+  settings: LifecycleSettings,
+): Step {
+  // Quiet runs count as-of dates: a forced re-run of the same date is not a second quiet run.
+  const quietRuns = prev.quietAsOf === asOf ? prev.quietRuns : prev.quietRuns + 1;
+  if (quietRuns >= settings.clearAfterRuns) {
+    return { pairClass: silenced ? 'silenced' : 'cleared', next: undefined, quietRuns };
+  }
+  return {
+    pairClass: silenced ? 'silenced' : 'ongoing',
+    next: { ...prev, quietRuns, quietAsOf: asOf },
+    quietRuns,
+  };
+}
+
+export function classifyPairs(input: ClassifyInput): Classification {
+  const { asOf, entries, active, settings } = input;
+  const matchSilence = silenceMatcher(input.silences);
+  const pairs: ClassifiedPair[] = [];
+  const counts = emptyClassCounts();
+  const upsert: ActivePair[] = [];
+  const remove: string[] = [];
+  const domains = new DomainRollupBuilder();
+  const listedKeys = new Set<string>();
+  let belowThreshold = 0;
+  let duplicates = 0;
+
+  const record = (
+    key: string,
+    prev: ActivePair | undefined,
+    step: Step,
+    pair: ClassifiedPair,
+    baseline: number,
+    yesterday: number,
+  ): void => {
+    if (step.next !== undefined) upsert.push(step.next);
+    else if (prev !== undefined) remove.push(key);
+    counts[pair.class]++;
+    pairs.push(pair);
+    domains.add(pair, baseline, yesterday);
+  };
+
+  for (const entry of entries) {
+    const domainId = entry.network_tracking_domain_id;
+    const isp = entry.isp;
+    const key = pairKey(domainId, isp);
+    if (listedKeys.has(key)) {
+      duplicates++;
+      continue;
+    }
+    listedKeys.add(key);
+    const domainUrl = entry.relationship.url;
+    domains.listed(domainId, domainUrl);
+
+    const today = measureEntry(entry, settings);
+    const prev = active.get(key);
+    if (prev === undefined && !today.alertable) {
+      belowThreshold++;
+      continue;
+    }
+    const silence = matchSilence(domainId, isp);
+    const step = today.alertable
+      ? stepAlertable(prev, today, domainId, isp, domainUrl, silence !== undefined, asOf, settings)
+      : stepQuiet(prev as ActivePair, silence !== undefined, asOf, settings);
+    const pair: ClassifiedPair = {
+      key,
+      domainId,
+      isp,
+      domainUrl,
+      class: step.pairClass,
+      alertable: today.alertable,
+      severity: today.severity,
+      dropPercent: today.dropPercent,
+      significance: today.significance,
+      firstSeen: prev?.firstSeen ?? asOf,
+      quietRuns: step.quietRuns,
+      figures: pairFigures(entry),
+    };
+    if (step.pairClass === 'cleared' && prev !== undefined) {
+      pair.mayStillBeDepressed = depressedAfterClear(prev);
+    }
+    if (silence !== undefined) pair.silenceId = silence.id;
+    record(key, prev, step, pair, today.baseline, today.yesterday);
+  }
+
+  for (const [key, prev] of active) {
+    if (listedKeys.has(key)) continue;
+    const silence = matchSilence(prev.domainId, prev.isp);
+    const step = stepQuiet(prev, silence !== undefined, asOf, settings);
+    const pair: ClassifiedPair = {
+      key,
+      domainId: prev.domainId,
+      isp: prev.isp,
+      domainUrl: prev.domainUrl,
+      class: step.pairClass,
+      alertable: false,
+      severity: severityOf(prev.dropPercent, settings),
+      dropPercent: prev.dropPercent,
+      significance: significanceOf(prev.baseline, prev.yesterday),
+      firstSeen: prev.firstSeen,
+      quietRuns: step.quietRuns,
+    };
+    if (step.pairClass === 'cleared') pair.mayStillBeDepressed = depressedAfterClear(prev);
+    if (silence !== undefined) pair.silenceId = silence.id;
+    record(key, prev, step, pair, prev.baseline, prev.yesterday);
+  }
+
+  return {
+    asOf,
+    pairs,
+    counts,
+    domains: domains.build(),
+    changes: { upsert, remove },
+    belowThreshold,
+    duplicates,
+  };
+}

@@ -1,0 +1,75 @@
+import type { AlertSettings } from '../config/schema.js';
+import type { IspTrend, Severity } from './types.js';
+
+/**
+ * The alert thresholds' meaning (product.md, "Alert lifecycle"), in one place. The glossary in
+ * types.ts names the words; this computes them.
+ */
+
+/**
+ * `-yesterday_seven_days_ago_total_clicks_trend` (7 days back is the same weekday). The API
+ * divides by the comparison day, so the trend can be missing, null or not finite; then it is
+ * computed from the click totals, and a zero baseline gives 0 (nothing to lose, not a drop).
+ */
+export function dropPercentOf(entry: IspTrend): number {
+  const trend = entry.yesterday_seven_days_ago_total_clicks_trend;
+  if (typeof trend === 'number' && Number.isFinite(trend)) return -trend;
+  return dropPercentFromTotals(entry.seven_days_ago_total_clicks, entry.yesterday_total_clicks);
+}
+
+export function dropPercentFromTotals(baseline: number, yesterday: number): number {
+  return baseline > 0 ? ((baseline - yesterday) / baseline) * 100 : 0;
+}
+
+/** The drop in standard deviations of Poisson noise around the baseline. */
+export function significanceOf(baseline: number, yesterday: number): number {
+  return baseline > 0 ? (baseline - yesterday) / Math.sqrt(baseline) : 0;
+}
+
+export type Thresholds = Pick<
+  AlertSettings,
+  'minBaselineClicks' | 'minDropPercent' | 'minSignificance' | 'criticalDropPercent'
+>;
+
+export function isAlertable(
+  baseline: number,
+  dropPercent: number,
+  significance: number,
+  settings: Thresholds,
+): boolean {
+  return (
+    baseline > 0 &&
+    baseline >= settings.minBaselineClicks &&
+    dropPercent >= settings.minDropPercent &&
+    (settings.minSignificance <= 0 || significance >= settings.minSignificance)
+  );
+}
+
+export function severityOf(dropPercent: number, settings: Thresholds): Severity {
+  return dropPercent >= settings.criticalDropPercent ? 'critical' : 'warning';
+}
+
+/** A listed pair's numbers as the lifecycle sees them. */
+export interface PairMeasure {
+  baseline: number;
+  yesterday: number;
+  dropPercent: number;
+  significance: number;
+  alertable: boolean;
+  severity: Severity;
+}
+
+export function measureEntry(entry: IspTrend, settings: Thresholds): PairMeasure {
+  const baseline = entry.seven_days_ago_total_clicks;
+  const yesterday = entry.yesterday_total_clicks;
+  const dropPercent = dropPercentOf(entry);
+  const significance = significanceOf(baseline, yesterday);
+  return {
+    baseline,
+    yesterday,
+    dropPercent,
+    significance,
+    alertable: isAlertable(baseline, dropPercent, significance, settings),
+    severity: severityOf(dropPercent, settings),
+  };
+}

@@ -1,0 +1,683 @@
+import { describe, expect, it } from 'vitest';
+import {
+  classifyPairs,
+  emailedClasses,
+  isEmailedClass,
+  parsePairKey,
+  pairKey,
+  type LifecycleSettings,
+} from '../../src/monitor/classify.js';
+import { addDays } from '../../src/monitor/dates.js';
+import type {
+  ActivePair,
+  Classification,
+  IspTrend,
+  PairClass,
+  Silence,
+} from '../../src/monitor/types.js';
+import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+
+const DAY1 = '2026-03-01';
+
+/** One day of a one-pair story: its state in today's list, and whether a silence covers it. */
+type DayState = 'warn' | 'crit' | 'below' | 'absent';
+interface Day {
+  state: DayState;
+  silenced?: boolean;
+}
+
+const FIGURES = { warn: WARN, crit: CRIT, below: BELOW } as const;
+const DOMAIN = 7;
+const ISP = 'Comcast';
+const KEY = pairKey(DOMAIN, ISP);
+
+function silenceFor(domainId: number): Silence {
+  return {
+    id: 'abcd1234',
+    networkId: 'acme',
+    domainId,
+    reason: 'test',
+    createdAt: 0,
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/** Runs a story day by day, threading the history; returns each day's classification. */
+function story(
+  days: readonly (Day | DayState)[],
+  settings: LifecycleSettings = SETTINGS,
+): { results: Classification[]; history: Map<string, ActivePair> } {
+  let history = new Map<string, ActivePair>();
+  const results: Classification[] = [];
+  days.forEach((d, i) => {
+    const day = typeof d === 'string' ? { state: d } : d;
+    const entries = day.state === 'absent' ? [] : [entry(DOMAIN, ISP, FIGURES[day.state])];
+    const result = classifyPairs({
+      asOf: addDays(DAY1, i),
+      entries,
+      active: history,
+      settings,
+      silences: day.silenced ? [silenceFor(DOMAIN)] : [],
+    });
+    results.push(result);
+    history = applyChanges(history, result);
+  });
+  return { results, history };
+}
+
+function applyChanges(history: Map<string, ActivePair>, result: Classification) {
+  const next = new Map<string, ActivePair>();
+  for (const p of result.changes.upsert) next.set(pairKey(p.domainId, p.isp), p);
+  for (const key of result.changes.remove) expect(next.has(key)).toBe(false);
+  // `upsert` is the whole history after the run: nothing of the old history is carried over.
+  for (const key of history.keys()) {
+    expect(next.has(key) || result.changes.remove.includes(key)).toBe(true);
+  }
+  return next;
+}
+
+function classesOf(results: Classification[]): (PairClass | '-')[] {
+  return results.map((r) => {
+    expect(r.pairs.length).toBeLessThanOrEqual(1);
+    return r.pairs[0]?.class ?? '-';
+  });
+}
+
+const S = (state: DayState): Day => ({ state, silenced: true });
+const repeat = <T>(n: number, v: T): T[] => Array.from({ length: n }, () => v);
+
+describe('classifyPairs: lifecycle transitions of one pair', () => {
+  const table: {
+    name: string;
+    days: (Day | DayState)[];
+    expected: (PairClass | '-')[];
+    settings?: Partial<LifecycleSettings>;
+  }[] = [
+    { name: 'new, then ongoing', days: ['warn', 'warn'], expected: ['new', 'ongoing'] },
+    { name: 'critical from the start', days: ['crit', 'crit'], expected: ['new', 'ongoing'] },
+    {
+      name: 'worse when warning rises to critical',
+      days: ['warn', 'crit', 'crit'],
+      expected: ['new', 'worse', 'ongoing'],
+    },
+    {
+      name: 'not worse when it was e-mailed as critical and dipped to warning',
+      days: ['crit', 'warn', 'crit'],
+      expected: ['new', 'ongoing', 'ongoing'],
+    },
+    {
+      name: 'worse after a quiet run',
+      days: ['warn', 'absent', 'crit'],
+      expected: ['new', 'ongoing', 'worse'],
+    },
+    {
+      name: 'reminder renotifyAfterDays after the last e-mail, then ongoing again',
+      days: repeat(10, 'warn'),
+      expected: ['new', ...repeat(6, 'ongoing'), 'reminder', 'ongoing', 'ongoing'],
+    },
+    {
+      name: 'reminder at a lower severity re-arms worse',
+      days: ['crit', ...repeat(7, 'warn'), 'crit'],
+      expected: ['new', ...repeat(6, 'ongoing'), 'reminder', 'worse'],
+    },
+    {
+      name: 'renotifyAfterDays 0: never a reminder',
+      days: repeat(12, 'warn'),
+      expected: ['new', ...repeat(11, 'ongoing')],
+      settings: { renotifyAfterDays: 0 },
+    },
+    {
+      name: 'no reminder on a quiet run even when due',
+      days: ['warn', ...repeat(6, 'warn'), 'absent'],
+      expected: ['new', ...repeat(6, 'ongoing'), 'ongoing'],
+    },
+    {
+      name: 'clears after clearAfterRuns (2) quiet runs; a re-decline is new',
+      days: ['warn', 'absent', 'absent', 'warn'],
+      expected: ['new', 'ongoing', 'cleared', 'new'],
+    },
+    {
+      name: 'clearAfterRuns 1: the first quiet run clears',
+      days: ['warn', 'absent', 'warn'],
+      expected: ['new', 'cleared', 'new'],
+      settings: { clearAfterRuns: 1 },
+    },
+    {
+      name: 'clearAfterRuns 3',
+      days: ['warn', 'absent', 'absent', 'absent'],
+      expected: ['new', 'ongoing', 'ongoing', 'cleared'],
+      settings: { clearAfterRuns: 3 },
+    },
+    {
+      name: 'listed under the thresholds counts as quiet',
+      days: ['warn', 'below', 'below'],
+      expected: ['new', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'flapping pair stays active and quiet (no new/cleared pair of e-mails)',
+      days: ['warn', 'absent', 'warn', 'absent', 'warn', 'absent', 'absent'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'quiet runs must be in a row',
+      days: ['warn', 'below', 'warn', 'below', 'absent'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'listed under the thresholds and never active: no class',
+      days: ['below', 'absent', 'below'],
+      expected: ['-', '-', '-'],
+    },
+    {
+      name: 'silenced new pair is not remembered: new when the silence ends',
+      days: [S('warn'), S('warn'), 'warn', 'warn'],
+      expected: ['silenced', 'silenced', 'new', 'ongoing'],
+    },
+    {
+      name: 'silenced active pair is tracked and resumes as worse',
+      days: ['warn', S('warn'), S('crit'), 'crit'],
+      expected: ['new', 'silenced', 'silenced', 'worse'],
+    },
+    {
+      name: 'silenced active pair clears silently; a later decline is new',
+      days: ['warn', S('absent'), S('absent'), 'warn'],
+      expected: ['new', 'silenced', 'silenced', 'new'],
+    },
+    {
+      name: 'silenced active pair resumes with a due reminder',
+      days: ['warn', ...repeat(7, S('warn')), 'warn'],
+      expected: ['new', ...repeat(7, 'silenced'), 'reminder'],
+    },
+    {
+      name: 'silence over a quiet run keeps the quiet count going',
+      days: ['warn', S('absent'), 'absent'],
+      expected: ['new', 'silenced', 'cleared'],
+    },
+    {
+      name: 'silenced pair under the thresholds and not active: no class',
+      days: [S('below')],
+      expected: ['-'],
+    },
+  ];
+
+  it.each(table)('$name', ({ days, expected, settings }) => {
+    const { results } = story(days, { ...SETTINGS, ...settings });
+    expect(classesOf(results)).toEqual(expected);
+  });
+
+  it('a silenced pair never changes lastNotified / notifiedSeverity', () => {
+    const { history } = story(['warn', S('crit'), S('crit')]);
+    const pair = history.get(KEY);
+    expect(pair).toMatchObject({
+      lastNotified: DAY1,
+      notifiedSeverity: 'warning',
+      lastSeen: addDays(DAY1, 2),
+      dropPercent: 80,
+    });
+  });
+
+  it('keeps firstSeen through the episode and resets it after a clear', () => {
+    const { results, history } = story(['warn', 'warn', 'absent', 'absent', 'warn']);
+    expect(results[1]?.pairs[0]?.firstSeen).toBe(DAY1);
+    expect(results[2]?.pairs[0]).toMatchObject({ firstSeen: DAY1, quietRuns: 1, class: 'ongoing' });
+    expect(history.get(KEY)?.firstSeen).toBe(addDays(DAY1, 4));
+  });
+
+  it('remembers the last alertable numbers through quiet runs', () => {
+    const { history } = story(['crit', 'below']);
+    expect(history.get(KEY)).toMatchObject({
+      baseline: 1000,
+      yesterday: 200,
+      dropPercent: 80,
+      lastSeen: DAY1,
+      quietRuns: 1,
+      quietAsOf: addDays(DAY1, 1),
+    });
+  });
+});
+
+describe('classifyPairs: re-running the same as-of date (force)', () => {
+  it('does not count the same quiet date twice', () => {
+    const first = classifyPairs({
+      asOf: DAY1,
+      entries: [entry(DOMAIN, ISP, WARN)],
+      active: new Map(),
+      settings: SETTINGS,
+      silences: [],
+    });
+    let history = applyChanges(new Map(), first);
+    const day2 = addDays(DAY1, 1);
+    const quiet = { asOf: day2, entries: [], settings: SETTINGS, silences: [] };
+    const a = classifyPairs({ ...quiet, active: history });
+    history = applyChanges(history, a);
+    const again = classifyPairs({ ...quiet, active: history });
+    expect(again.pairs[0]).toMatchObject({ class: 'ongoing', quietRuns: 1 });
+    history = applyChanges(history, again);
+    const day3 = classifyPairs({ ...quiet, asOf: addDays(DAY1, 2), active: history });
+    expect(day3.pairs[0]?.class).toBe('cleared');
+  });
+
+  it('a re-run of the day a pair was new classifies it ongoing (the history stands)', () => {
+    const input = {
+      asOf: DAY1,
+      entries: [entry(DOMAIN, ISP, WARN)],
+      settings: SETTINGS,
+      silences: [],
+    };
+    const first = classifyPairs({ ...input, active: new Map() });
+    const again = classifyPairs({ ...input, active: applyChanges(new Map(), first) });
+    expect(again.pairs[0]?.class).toBe('ongoing');
+  });
+});
+
+function classifyToday(entries: IspTrend[], settings: LifecycleSettings = SETTINGS) {
+  return classifyPairs({ asOf: DAY1, entries, active: new Map(), settings, silences: [] });
+}
+
+describe('classifyPairs: numbers', () => {
+  const table: {
+    name: string;
+    baseline: number;
+    yesterday: number;
+    trend?: number | null | 'absent';
+    dropPercent: number;
+    alertable: boolean;
+    severity?: 'warning' | 'critical';
+  }[] = [
+    {
+      name: 'trend used as sent',
+      baseline: 1000,
+      yesterday: 700,
+      trend: -33,
+      dropPercent: 33,
+      alertable: true,
+      severity: 'warning',
+    },
+    {
+      name: 'trend missing: from totals',
+      baseline: 1000,
+      yesterday: 400,
+      trend: 'absent',
+      dropPercent: 60,
+      alertable: true,
+      severity: 'critical',
+    },
+    {
+      name: 'trend null: from totals',
+      baseline: 1000,
+      yesterday: 700,
+      trend: null,
+      dropPercent: 30,
+      alertable: true,
+    },
+    {
+      name: 'trend NaN: from totals',
+      baseline: 1000,
+      yesterday: 700,
+      trend: Number.NaN,
+      dropPercent: 30,
+      alertable: true,
+    },
+    {
+      name: 'trend Infinity: from totals',
+      baseline: 1000,
+      yesterday: 700,
+      trend: Number.POSITIVE_INFINITY,
+      dropPercent: 30,
+      alertable: true,
+    },
+    {
+      name: 'trend -Infinity: from totals',
+      baseline: 1000,
+      yesterday: 0,
+      trend: Number.NEGATIVE_INFINITY,
+      dropPercent: 100,
+      alertable: true,
+      severity: 'critical',
+    },
+    {
+      name: 'baseline 0, trend missing: 0, not alertable',
+      baseline: 0,
+      yesterday: 0,
+      trend: null,
+      dropPercent: 0,
+      alertable: false,
+    },
+    {
+      name: 'baseline 0 even with a trend: not alertable',
+      baseline: 0,
+      yesterday: 0,
+      trend: -100,
+      dropPercent: 100,
+      alertable: false,
+    },
+    {
+      name: 'baseline under minBaselineClicks',
+      baseline: 49,
+      yesterday: 0,
+      dropPercent: 100,
+      alertable: false,
+    },
+    {
+      name: 'baseline exactly minBaselineClicks',
+      baseline: 50,
+      yesterday: 0,
+      dropPercent: 100,
+      alertable: true,
+    },
+    {
+      name: 'drop under minDropPercent',
+      baseline: 10_000,
+      yesterday: 8_100,
+      dropPercent: 19,
+      alertable: false,
+    },
+    {
+      name: 'drop exactly minDropPercent',
+      baseline: 10_000,
+      yesterday: 8_000,
+      dropPercent: 20,
+      alertable: true,
+      severity: 'warning',
+    },
+    {
+      name: 'exactly criticalDropPercent is critical',
+      baseline: 10_000,
+      yesterday: 5_000,
+      dropPercent: 50,
+      alertable: true,
+      severity: 'critical',
+    },
+    // 60 -> 40: -33%, but (60-40)/sqrt(60) = 2.58 standard deviations < 3: noise.
+    {
+      name: 'large percent, small volume: not significant',
+      baseline: 60,
+      yesterday: 40,
+      dropPercent: 100 / 3,
+      alertable: false,
+    },
+  ];
+
+  it.each(table)('$name', (row) => {
+    const result = classifyToday([entry(1, 'x', row)]);
+    const listed = result.pairs[0];
+    expect(listed !== undefined).toBe(row.alertable);
+    if (listed) {
+      expect(listed.dropPercent).toBeCloseTo(row.dropPercent, 9);
+      if (row.severity) expect(listed.severity).toBe(row.severity);
+      expect(listed.significance).toBeCloseTo(
+        (row.baseline - row.yesterday) / Math.sqrt(row.baseline),
+        9,
+      );
+    } else {
+      expect(result.belowThreshold).toBe(1);
+    }
+  });
+
+  it('minSignificance 0 turns the noise test off', () => {
+    const e = entry(1, 'x', { baseline: 60, yesterday: 40 });
+    expect(classifyToday([e], { ...SETTINGS, minSignificance: 0 }).pairs[0]?.class).toBe('new');
+    expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.5 }).pairs[0]?.class).toBe('new');
+    expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.6 }).pairs).toHaveLength(0);
+  });
+
+  it('trends that are not finite become null in the figures', () => {
+    const e = entry(1, 'x', { baseline: 1000, yesterday: 100, trend: Number.NaN });
+    const pair = classifyToday([e]).pairs[0];
+    expect(pair?.figures?.clickTrend.d7).toBeNull();
+    expect(pair?.figures?.clicks).toEqual({ yesterday: 100, d7: 1000, d14: 1000, d30: 1000 });
+  });
+});
+
+describe('classifyPairs: identity of pairs', () => {
+  const odd = [
+    'a:b:c',
+    ':leading colon',
+    'Ünïcödé ISP 🚀',
+    '  spaces  around ',
+    '<script>alert(1)</script>',
+    'tab\tand\nnewline',
+    '',
+  ];
+
+  it.each(odd)('ISP %j is kept exactly and its key round-trips', (isp) => {
+    const result = classifyToday([entry(42, isp, WARN)]);
+    const pair = result.pairs[0];
+    expect(pair?.isp).toBe(isp);
+    expect(parsePairKey(pair!.key)).toEqual({ domainId: 42, isp });
+    expect(result.changes.upsert[0]?.isp).toBe(isp);
+  });
+
+  it('odd ISPs are distinct pairs, and never collide with each other', () => {
+    const result = classifyToday(odd.map((isp) => entry(42, isp, WARN)));
+    expect(new Set(result.pairs.map((p) => p.key)).size).toBe(odd.length);
+  });
+
+  it('the same ISP on two domains is two pairs, with separate histories', () => {
+    const day1 = classifyToday([entry(1, 'Comcast', WARN), entry(2, 'Comcast', CRIT)]);
+    expect(day1.pairs.map((p) => [p.key, p.severity])).toEqual([
+      ['1:Comcast', 'warning'],
+      ['2:Comcast', 'critical'],
+    ]);
+    const history = new Map(day1.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+    const day2 = classifyPairs({
+      asOf: addDays(DAY1, 1),
+      entries: [entry(1, 'Comcast', CRIT)],
+      active: history,
+      settings: SETTINGS,
+      silences: [],
+    });
+    const byKey = Object.fromEntries(day2.pairs.map((p) => [p.key, p.class]));
+    expect(byKey).toEqual({ '1:Comcast': 'worse', '2:Comcast': 'ongoing' });
+  });
+
+  it('keys are case-sensitive: "Comcast" and "comcast" are two pairs', () => {
+    const result = classifyToday([entry(1, 'Comcast', WARN), entry(1, 'comcast', WARN)]);
+    expect(result.pairs).toHaveLength(2);
+  });
+
+  it('a repeated entry counts once (the first) and is reported', () => {
+    const result = classifyToday([entry(1, 'x', WARN), entry(1, 'x', CRIT), entry(1, 'y', BELOW)]);
+    expect(result.pairs).toHaveLength(1);
+    expect(result.pairs[0]?.severity).toBe('warning');
+    expect(result.duplicates).toBe(1);
+    expect(result.belowThreshold).toBe(1);
+  });
+});
+
+describe('classifyPairs: the whole run', () => {
+  function history(pairs: Partial<ActivePair>[]): Map<string, ActivePair> {
+    const map = new Map<string, ActivePair>();
+    for (const p of pairs) {
+      const full: ActivePair = {
+        domainId: 1,
+        isp: 'x',
+        domainUrl: 'https://d1.example',
+        firstSeen: DAY1,
+        lastSeen: DAY1,
+        lastNotified: DAY1,
+        notifiedSeverity: 'warning',
+        quietRuns: 0,
+        baseline: 1000,
+        yesterday: 700,
+        dropPercent: 30,
+        ...p,
+      };
+      map.set(pairKey(full.domainId, full.isp), full);
+    }
+    return map;
+  }
+
+  it('every pair of today and of the history gets exactly one class', () => {
+    const active = history([
+      { isp: 'a' },
+      { isp: 'b' },
+      { isp: 'c', quietRuns: 1 },
+      { isp: 'd', quietRuns: 1 },
+      { isp: 's1', domainId: 9 },
+    ]);
+    const result = classifyPairs({
+      asOf: addDays(DAY1, 1),
+      entries: [
+        entry(1, 'a', WARN), // ongoing
+        entry(1, 'b', CRIT), // worse
+        entry(1, 'c', BELOW), // cleared (second quiet run)
+        entry(1, 'n', WARN), // new
+        entry(1, 'z', BELOW), // below threshold, no class
+        entry(9, 's2', WARN), // silenced, not remembered
+      ],
+      active,
+      settings: SETTINGS,
+      silences: [silenceFor(9)],
+    });
+    const keys = result.pairs.map((p) => p.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(Object.fromEntries(result.pairs.map((p) => [p.key, p.class]))).toEqual({
+      '1:a': 'ongoing',
+      '1:b': 'worse',
+      '1:c': 'cleared',
+      '1:n': 'new',
+      '9:s2': 'silenced',
+      '1:d': 'cleared', // absent, second quiet run
+      '9:s1': 'silenced', // active, silenced, alertable? no: absent, first quiet run
+    });
+    expect(result.counts).toEqual({
+      new: 1,
+      worse: 1,
+      reminder: 0,
+      ongoing: 1,
+      cleared: 2,
+      silenced: 2,
+    });
+    expect(result.belowThreshold).toBe(1);
+    expect(result.changes.remove.sort()).toEqual(['1:c', '1:d']);
+    expect(result.changes.upsert.map((p) => pairKey(p.domainId, p.isp)).sort()).toEqual([
+      '1:a',
+      '1:b',
+      '1:n',
+      '9:s1',
+    ]);
+    expect(result.pairs.find((p) => p.key === '9:s2')?.silenceId).toBe('abcd1234');
+  });
+
+  it('does not modify the history it was given', () => {
+    const active = history([{ isp: 'a' }, { isp: 'b', quietRuns: 1 }]);
+    const before = structuredClone([...active.entries()]);
+    classifyPairs({
+      asOf: addDays(DAY1, 1),
+      entries: [],
+      active,
+      settings: SETTINGS,
+      silences: [],
+    });
+    expect([...active.entries()]).toEqual(before);
+  });
+
+  it('an empty list clears everything in due course, and only then', () => {
+    const active = history([{ isp: 'a' }, { isp: 'b' }, { isp: 'c', domainId: 2 }]);
+    const input = { entries: [], settings: SETTINGS, silences: [] };
+    const one = classifyPairs({ ...input, asOf: addDays(DAY1, 1), active });
+    expect(one.counts.ongoing).toBe(3);
+    expect(one.changes.upsert).toHaveLength(3);
+    const after = new Map(one.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+    const two = classifyPairs({ ...input, asOf: addDays(DAY1, 2), active: after });
+    expect(two.counts.cleared).toBe(3);
+    expect(two.changes).toEqual({ upsert: [], remove: ['1:a', '1:b', '2:c'] });
+  });
+
+  it('notifyCleared does not change the classification; it only decides the e-mail', () => {
+    const active = history([{ isp: 'a', quietRuns: 1 }]);
+    const input = { asOf: addDays(DAY1, 1), entries: [entry(1, 'n', WARN)], active, silences: [] };
+    const on = classifyPairs({ ...input, settings: { ...SETTINGS, notifyCleared: true } });
+    const off = classifyPairs({ ...input, settings: { ...SETTINGS, notifyCleared: false } });
+    expect(off).toEqual(on);
+    expect(on.counts.cleared).toBe(1);
+    expect(emailedClasses({ notifyCleared: true })).toEqual([
+      'new',
+      'worse',
+      'reminder',
+      'cleared',
+    ]);
+    expect(emailedClasses({ notifyCleared: false })).toEqual(['new', 'worse', 'reminder']);
+    expect(isEmailedClass('cleared', { notifyCleared: false })).toBe(false);
+    expect(isEmailedClass('ongoing', { notifyCleared: true })).toBe(false);
+    expect(isEmailedClass('silenced', { notifyCleared: true })).toBe(false);
+  });
+
+  it('a history-only pair reports its remembered numbers', () => {
+    const active = history([{ isp: 'a', baseline: 400, yesterday: 100, dropPercent: 75 }]);
+    const result = classifyPairs({
+      asOf: addDays(DAY1, 1),
+      entries: [],
+      active,
+      settings: SETTINGS,
+      silences: [],
+    });
+    expect(result.pairs[0]).toMatchObject({
+      class: 'ongoing',
+      alertable: false,
+      severity: 'critical',
+      dropPercent: 75,
+      significance: 15,
+      quietRuns: 1,
+    });
+    expect(result.pairs[0]?.figures).toBeUndefined();
+  });
+});
+
+describe('classifyPairs: cleared pairs that may still be depressed', () => {
+  const blocked = { baseline: 1000, yesterday: 50 };
+  const table: {
+    name: string;
+    days: ({ baseline: number; yesterday: number } | null)[];
+    flag: boolean;
+  }[] = [
+    {
+      // The textbook block: listed as-of B+1..B+7, gone from B+8 (comparison day blocked).
+      name: 'a block that drops out of the list after 7 days',
+      days: [...repeat(7, blocked), null, null],
+      flag: true,
+    },
+    {
+      name: 'a recovery: the drop shrinks before the pair leaves the list',
+      days: [
+        blocked,
+        blocked,
+        blocked,
+        { baseline: 1000, yesterday: 300 },
+        { baseline: 1000, yesterday: 500 },
+        { baseline: 1000, yesterday: 650 },
+        { baseline: 1000, yesterday: 700 },
+        null,
+        null,
+      ],
+      flag: false,
+    },
+    { name: 'a short episode (2 days)', days: [blocked, blocked, null, null], flag: false },
+    { name: 'a long episode (12 days)', days: [...repeat(12, blocked), null, null], flag: false },
+  ];
+
+  it.each(table)('$name', ({ days, flag }) => {
+    let active = new Map<string, ActivePair>();
+    let last: Classification | undefined;
+    days.forEach((figures, i) => {
+      last = classifyPairs({
+        asOf: addDays(DAY1, i),
+        entries: figures ? [entry(1, 'x', figures)] : [],
+        active,
+        settings: SETTINGS,
+        silences: [],
+      });
+      active = new Map(last.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+    });
+    expect(last?.pairs[0]?.class).toBe('cleared');
+    expect(last?.pairs[0]?.mayStillBeDepressed).toBe(flag);
+  });
+
+  it('is set on cleared pairs only', () => {
+    const { results } = story(['crit', 'crit']);
+    expect(results.every((r) => r.pairs.every((p) => p.mayStillBeDepressed === undefined))).toBe(
+      true,
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import type { AlertSettings } from '../../src/config/schema.js';
+import type { IspTrend } from '../../src/monitor/types.js';
+
+/** product.md defaults. */
+export const SETTINGS: AlertSettings = {
+  minBaselineClicks: 50,
+  minDropPercent: 20,
+  minSignificance: 3,
+  criticalDropPercent: 50,
+  renotifyAfterDays: 7,
+  clearAfterRuns: 2,
+  notifyCleared: true,
+};
+
+export interface EntryOptions {
+  yesterday: number;
+  baseline: number;
+  /** The API's 7-day click trend; omitted: consistent with the totals; 'absent': no field. */
+  trend?: number | null | 'absent';
+  url?: string;
+}
+
+function pct(from: number, to: number): number | null {
+  return from > 0 ? ((to - from) / from) * 100 : null;
+}
+
+/** A complete, schema-valid ISP trend entry. */
+export function entry(domainId: number, isp: string, options: EntryOptions): IspTrend {
+  const { yesterday, baseline } = options;
+  const d14 = baseline;
+  const d30 = baseline;
+  const result: Record<string, unknown> = {
+    network_id: 1,
+    network_tracking_domain_id: domainId,
+    isp,
+    yesterday_total_clicks: yesterday,
+    seven_days_ago_total_clicks: baseline,
+    fourteen_days_ago_total_clicks: d14,
+    thirty_days_ago_total_clicks: d30,
+    yesterday_seven_days_ago_total_clicks_delta: yesterday - baseline,
+    yesterday_fourteen_days_ago_total_clicks_delta: yesterday - d14,
+    yesterday_thirty_days_ago_total_clicks_delta: yesterday - d30,
+    yesterday_seven_days_ago_total_clicks_trend:
+      options.trend === undefined ? pct(baseline, yesterday) : options.trend,
+    yesterday_fourteen_days_ago_total_clicks_trend: pct(d14, yesterday),
+    yesterday_thirty_days_ago_total_clicks_trend: pct(d30, yesterday),
+    yesterday_conversions: 1,
+    seven_days_ago_conversions: 2,
+    fourteen_days_ago_conversions: 2,
+    thirty_days_ago_conversions: 2,
+    yesterday_seven_days_ago_conversions_delta: -1,
+    yesterday_fourteen_days_ago_conversions_delta: -1,
+    yesterday_thirty_days_ago_conversions_delta: -1,
+    yesterday_seven_days_ago_conversions_trend: -50,
+    yesterday_fourteen_days_ago_conversions_trend: -50,
+    yesterday_thirty_days_ago_conversions_trend: -50,
+    yesterday_revenue: 1.5,
+    seven_days_ago_revenue: 3,
+    fourteen_days_ago_revenue: 3,
+    thirty_days_ago_revenue: 3,
+    yesterday_seven_days_ago_revenue_delta: -1.5,
+    yesterday_fourteen_days_ago_revenue_delta: -1.5,
+    yesterday_thirty_days_ago_revenue_delta: -1.5,
+    yesterday_seven_days_ago_revenue_trend: -50,
+    yesterday_fourteen_days_ago_revenue_trend: -50,
+    yesterday_thirty_days_ago_revenue_trend: -50,
+    relationship: { url: options.url ?? `https://d${domainId}.example` },
+  };
+  if (options.trend === 'absent') delete result.yesterday_seven_days_ago_total_clicks_trend;
+  return result as unknown as IspTrend;
+}
+
+/** Baseline 1000: a warning (-30%), a critical (-80%), a listed pair under the thresholds. */
+export const WARN = { baseline: 1000, yesterday: 700 };
+export const CRIT = { baseline: 1000, yesterday: 200 };
+export const BELOW = { baseline: 1000, yesterday: 950 };
+
+/** `count` entries over domains of `perDomain` ISPs, all alertable (warning). */
+export function manyEntries(count: number, perDomain = 20, seed = 0): IspTrend[] {
+  const out: IspTrend[] = [];
+  for (let i = 0; i < count; i++) {
+    const domainId = 1000 + Math.floor(i / perDomain);
+    out.push(
+      entry(domainId, `ISP ${seed} number ${i} Communications`, {
+        baseline: 1000 + (i % 50),
+        yesterday: 500 + (i % 100),
+        url: `https://track-${domainId}.example.com`,
+      }),
+    );
+  }
+  return out;
+}
