@@ -5,7 +5,6 @@ import {
   isEmailedClass,
   parsePairKey,
   pairKey,
-  type LifecycleSettings,
 } from '../../src/monitor/classify.js';
 import { addDays } from '../../src/monitor/dates.js';
 import type {
@@ -15,6 +14,7 @@ import type {
   PairClass,
   Silence,
 } from '../../src/monitor/types.js';
+import type { AlertSettings } from '../../src/config/schema.js';
 import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
 
 const DAY1 = '2026-03-01';
@@ -45,7 +45,7 @@ function silenceFor(domainId: number): Silence {
 /** Runs a story day by day, threading the history; returns each day's classification. */
 function story(
   days: readonly (Day | DayState)[],
-  settings: LifecycleSettings = SETTINGS,
+  settings: AlertSettings = SETTINGS,
 ): { results: Classification[]; history: Map<string, ActivePair> } {
   let history = new Map<string, ActivePair>();
   const results: Classification[] = [];
@@ -84,14 +84,14 @@ function classesOf(results: Classification[]): (PairClass | '-')[] {
 }
 
 const S = (state: DayState): Day => ({ state, silenced: true });
-const repeat = <T>(n: number, v: T): T[] => Array.from({ length: n }, () => v);
+const repeat = <const T>(n: number, v: T): T[] => Array.from({ length: n }, () => v);
 
 describe('classifyPairs: lifecycle transitions of one pair', () => {
   const table: {
     name: string;
     days: (Day | DayState)[];
     expected: (PairClass | '-')[];
-    settings?: Partial<LifecycleSettings>;
+    settings?: Partial<AlertSettings>;
   }[] = [
     { name: 'new, then ongoing', days: ['warn', 'warn'], expected: ['new', 'ongoing'] },
     { name: 'critical from the start', days: ['crit', 'crit'], expected: ['new', 'ongoing'] },
@@ -270,7 +270,7 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
   });
 });
 
-function classifyToday(entries: IspTrend[], settings: LifecycleSettings = SETTINGS) {
+function classifyToday(entries: IspTrend[], settings: AlertSettings = SETTINGS) {
   return classifyPairs({ asOf: DAY1, entries, active: new Map(), settings, silences: [] });
 }
 
@@ -588,8 +588,10 @@ describe('classifyPairs: the whole run', () => {
   it('notifyCleared does not change the classification; it only decides the e-mail', () => {
     const active = history([{ isp: 'a', quietRuns: 1 }]);
     const input = { asOf: addDays(DAY1, 1), entries: [entry(1, 'n', WARN)], active, silences: [] };
-    const on = classifyPairs({ ...input, settings: { ...SETTINGS, notifyCleared: true } });
-    const off = classifyPairs({ ...input, settings: { ...SETTINGS, notifyCleared: false } });
+    const withCleared: AlertSettings = { ...SETTINGS, notifyCleared: true };
+    const withoutCleared: AlertSettings = { ...SETTINGS, notifyCleared: false };
+    const on = classifyPairs({ ...input, settings: withCleared });
+    const off = classifyPairs({ ...input, settings: withoutCleared });
     expect(off).toEqual(on);
     expect(on.counts.cleared).toBe(1);
     expect(emailedClasses({ notifyCleared: true })).toEqual([
