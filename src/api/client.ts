@@ -1,0 +1,380 @@
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Config, NetworkConfig } from '../config/load.js';
+import type { Secret } from '../config/secret.js';
+import { ApiError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import {
+  errorForNetworkFailure,
+  errorForStatus,
+  remoteMessageOf,
+  scrub,
+  type StatusContext,
+} from './error-mapping.js';
+import {
+  DEFAULT_BASE_DELAY_MS,
+  DEFAULT_MAX_DELAY_MS,
+  backoffDelay,
+  parseRetryAfter,
+  type RetryPolicy,
+} from './retry.js';
+import {
+  invoiceSummarySchema,
+  trafficAccessSchema,
+  type InvoiceSummary,
+  type IspTrendsResponse,
+  type TrafficAccess,
+} from './schemas.js';
+import { ResponseValidationError, parseIspTrendsResponse, parseWithSchema } from './validate.js';
+
+/**
+ * The partner API client of one network (seed/partner-network-api.md).
+ *
+ * Why undici's `Dispatcher.request` and not `fetch`: it gives the three timeouts explicitly
+ * (connect on the Agent, headers and body per request), hands back the body as a stream we can
+ * cap and destroy, and skips the WHATWG layer fetch adds on every chunk, which matters for a
+ * 14 MB isptrends body (product target P1). The body is collected as Buffers, joined once and
+ * JSON.parse'd once.
+ *
+ * Every exchange ends with its body consumed or destroyed, also on errors. The API key travels
+ * only in the request header; it is read from the Secret when the headers are built and never
+ * stored on the client, in a log line or in an error (see error-mapping.ts).
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiClientOptions {
+  /** API base including the version segment, e.g. https://api.example.com/v1 or the sandbox. */
+  baseUrl: string;
+  apiKey: Secret;
+  /** Network slug, for messages and logs. */
+  networkId: string;
+  /** Timeouts, size cap and retry settings: config section `api`. */
+  http: Config['api'];
+  logger?: Logger;
+  /**
+   * A shared dispatcher (e.g. one Agent for many networks). Its connect timeout is the
+   * caller's; headers and body timeouts are still set per request. Not closed by `close()`.
+   */
+  dispatcher?: Dispatcher;
+  /** Backoff tuning; tests shorten it. */
+  retry?: { baseDelayMs?: number; maxDelayMs?: number; random?: () => number };
+}
+
+export interface RequestOptions<T> {
+  /** JSON body (POST, PUT, PATCH). */
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Validates the parsed body; its errors name the field path. */
+  schema?: z.ZodType<T>;
+  /** A custom validator instead of a schema (used for the large isptrends body). */
+  parse?: (value: unknown) => T;
+  /**
+   * Whether a transient failure may be retried. Default: true for GET, false otherwise (a
+   * retried create could create twice); read-only POSTs (search, summary) pass true.
+   */
+  idempotent?: boolean;
+  /** The endpoint needs the premium package (how its 401/402/403 are read). */
+  premium?: boolean;
+}
+
+export interface ApiClient {
+  readonly networkId: string;
+  /** GET /networks/traffic/access */
+  getTrafficAccess(): Promise<TrafficAccess>;
+  /** GET /networks/traffic/isptrends (premium); every entry validated. */
+  getIspTrends(): Promise<IspTrendsResponse>;
+  /** POST /networks/billings/affiliates/summary with {"filters":{"status": status}} */
+  getInvoiceSummary(status: string): Promise<InvoiceSummary>;
+  /** Any endpoint; `path` is relative to the base URL (e.g. `/networks`). */
+  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions<T>): Promise<T>;
+  /** Closes the client's own connections (not an injected dispatcher). */
+  close(): Promise<void>;
+}
+
+/** Error bodies are read only this far: enough for a message, and the rest is dropped. */
+const ERROR_BODY_MAX = 64 * 1024;
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; error: ApiError; retryAfterMs?: number };
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const { http, networkId } = options;
+  const base = new URL(options.baseUrl);
+  const origin = base.origin;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const logger = (options.logger ?? silentLogger).child({ network: networkId });
+  const ownDispatcher = options.dispatcher
+    ? undefined
+    : new Agent({
+        connect: { timeout: http.connectTimeoutMs },
+        headersTimeout: http.headersTimeoutMs,
+        bodyTimeout: http.bodyTimeoutMs,
+      });
+  const dispatcher: Dispatcher = options.dispatcher ?? ownDispatcher!;
+  const policy: RetryPolicy = {
+    attempts: http.attempts,
+    budgetMs: http.retryBudgetMs,
+    baseDelayMs: options.retry?.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
+    maxDelayMs: options.retry?.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+  };
+  const random = options.retry?.random ?? Math.random;
+  const secret = () => options.apiKey.reveal();
+
+  async function attemptOnce<T>(
+    method: HttpMethod,
+    path: string,
+    opts: RequestOptions<T>,
+    ctx: StatusContext,
+  ): Promise<Attempt<T>> {
+    const started = performance.now();
+    const headers: Record<string, string> = {
+      'x-service-api-key': secret(),
+      accept: 'application/json',
+      'user-agent': 'traffic-health-monitor',
+    };
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({
+        origin,
+        path: basePath + path + queryString(opts.query),
+        method,
+        headers,
+        body: payload,
+        headersTimeout: http.headersTimeoutMs,
+        bodyTimeout: http.bodyTimeoutMs,
+      });
+    } catch (error) {
+      return { ok: false, error: errorForNetworkFailure(error, ctx, secret()) };
+    }
+
+    const { statusCode, body } = response;
+    const ok = statusCode >= 200 && statusCode < 300;
+    let read: ReadResult;
+    try {
+      read = ok
+        ? await readCapped(body, http.maxResponseBytes, response.headers)
+        : await readCapped(body, ERROR_BODY_MAX, response.headers, { keepPrefix: true });
+    } catch (error) {
+      return { ok: false, error: errorForNetworkFailure(error, ctx, secret()) };
+    }
+    const ms = Math.round(performance.now() - started);
+
+    if (!ok) {
+      const remote = remoteMessageOf(read.text ?? '', secret());
+      const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now());
+      const retryAt = retryAfterMs === undefined ? undefined : new Date(Date.now() + retryAfterMs);
+      logger.debug(
+        { endpoint: ctx.endpoint, status: statusCode, ms },
+        'api answered with an error status',
+      );
+      const error = errorForStatus(statusCode, remote, ctx, retryAt);
+      return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
+    }
+    if (read.text === undefined) {
+      const error = invalid(
+        ctx,
+        `body larger than api.maxResponseBytes (${http.maxResponseBytes} bytes)`,
+        statusCode,
+      );
+      return { ok: false, error };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(read.text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        ok: false,
+        error: invalid(ctx, `not JSON (${scrub(reason, secret()).slice(0, 120)})`, statusCode),
+      };
+    }
+    try {
+      const result = opts.parse
+        ? opts.parse(value)
+        : opts.schema
+          ? parseWithSchema(opts.schema, value)
+          : (value as T);
+      logger.debug(
+        { endpoint: ctx.endpoint, status: statusCode, ms, bytes: read.bytes },
+        'api response',
+      );
+      return { ok: true, value: result };
+    } catch (error) {
+      if (!(error instanceof ResponseValidationError)) throw error;
+      return { ok: false, error: invalid(ctx, scrub(error.message, secret()), statusCode) };
+    }
+  }
+
+  async function request<T = unknown>(
+    method: HttpMethod,
+    path: string,
+    opts: RequestOptions<T> = {},
+  ): Promise<T> {
+    const endpoint = `${method} ${path}`;
+    const ctx: StatusContext = {
+      endpoint,
+      label: `network ${networkId}: ${endpoint}`,
+      premium: opts.premium ?? false,
+    };
+    const retryable = opts.idempotent ?? method === 'GET';
+    let waited = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      const outcome = await attemptOnce(method, path, opts, ctx);
+      if (outcome.ok) return outcome.value;
+      const { error, retryAfterMs } = outcome;
+      if (!error.retryable || !retryable) throw error;
+
+      let delay: number;
+      if (retryAfterMs !== undefined) {
+        if (retryAfterMs > policy.budgetMs - waited) throw retryLater(error, retryAfterMs);
+        if (attempt >= policy.attempts) throw error;
+        delay = retryAfterMs;
+      } else {
+        if (attempt >= policy.attempts) throw error;
+        delay = backoffDelay(attempt, policy, random);
+        if (delay > policy.budgetMs - waited) throw error;
+      }
+      logger.warn(
+        {
+          endpoint,
+          attempt,
+          of: policy.attempts,
+          delayMs: delay,
+          code: error.code,
+          status: error.status,
+          reason: error.message,
+        },
+        'transient API failure, retrying',
+      );
+      await sleep(delay);
+      waited += delay;
+    }
+  }
+
+  return {
+    networkId,
+    getTrafficAccess: () =>
+      request('GET', '/networks/traffic/access', { schema: trafficAccessSchema }),
+    getIspTrends: () =>
+      request('GET', '/networks/traffic/isptrends', {
+        parse: parseIspTrendsResponse,
+        premium: true,
+      }),
+    getInvoiceSummary: (status: string) =>
+      request('POST', '/networks/billings/affiliates/summary', {
+        body: { filters: { status } },
+        schema: invoiceSummarySchema,
+        idempotent: true,
+      }),
+    request,
+    async close() {
+      await ownDispatcher?.close();
+    },
+  };
+}
+
+/** The client of one configured network. */
+export function createNetworkApiClient(
+  network: Pick<NetworkConfig, 'id' | 'baseUrl' | 'apiKey'>,
+  http: Config['api'],
+  extra: Pick<ApiClientOptions, 'logger' | 'dispatcher'> = {},
+): ApiClient {
+  return createApiClient({
+    baseUrl: network.baseUrl,
+    apiKey: network.apiKey,
+    networkId: network.id,
+    http,
+    ...extra,
+  });
+}
+
+function retryLater(error: ApiError, retryAfterMs: number): ApiError {
+  const retryAt = new Date(Date.now() + retryAfterMs);
+  return new ApiError(
+    'THM_API_RETRY_LATER',
+    error.endpoint,
+    `${error.message}; the API asks to retry after ${Math.ceil(retryAfterMs / 1000)} s, ` +
+      `beyond the in-process retry budget: retry at ${retryAt.toISOString()}`,
+    {
+      retryable: true,
+      retryAt,
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.remoteMessage !== undefined ? { remoteMessage: error.remoteMessage } : {}),
+    },
+  );
+}
+
+function invalid(ctx: StatusContext, reason: string, status: number): ApiError {
+  return new ApiError(
+    'THM_API_INVALID_RESPONSE',
+    ctx.endpoint,
+    `${ctx.label}: invalid response: ${reason}`,
+    {
+      status,
+    },
+  );
+}
+
+interface ReadResult {
+  /** Undefined when the body exceeded the cap (then it was destroyed, not read to the end). */
+  text: string | undefined;
+  bytes: number;
+}
+
+/**
+ * Reads a body up to `cap` bytes into one string. Over the cap, the stream is destroyed at once
+ * (the connection is dropped rather than drained: draining 1 GB to reuse a socket is worse) and
+ * the text is undefined, or with `keepPrefix` (error bodies, read for their message) the first
+ * `cap` bytes. A declared Content-Length over the cap is refused before reading.
+ */
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  headers: Dispatcher.ResponseData['headers'],
+  { keepPrefix = false } = {},
+): Promise<ReadResult> {
+  const declared = Number(headers['content-length']);
+  if (!keepPrefix && Number.isFinite(declared) && declared > cap) {
+    body.destroy();
+    return { text: undefined, bytes: declared };
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (bytes + chunk.length > cap) {
+        body.destroy();
+        if (!keepPrefix) return { text: undefined, bytes: bytes + chunk.length };
+        chunks.push(chunk.subarray(0, cap - bytes));
+        bytes = cap;
+        break;
+      }
+      bytes += chunk.length;
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
+  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+  return { text: buffer.toString('utf8'), bytes };
+}
+
+function queryString(query: RequestOptions<unknown>['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

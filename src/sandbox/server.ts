@@ -1,0 +1,590 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { isIsoDate, todayUtc } from './dates.js';
+import { FaultQueue } from './faults.js';
+import { invoiceSummary } from './invoices.js';
+import { PORTAL_OF_PREFIX, scenarioKeys, type SandboxKey } from './keys.js';
+import { hash32 } from './random.js';
+import {
+  faultSchema,
+  parseScenario,
+  type Fault,
+  type FaultEndpoint,
+  type ParsedFault,
+  type ParsedScenario,
+  type SandboxNetwork,
+  type Scenario,
+} from './scenario.js';
+import {
+  decliningEntriesTemplate,
+  explicitEntries,
+  fillNetworkId,
+  realisticEntries,
+} from './trends.js';
+
+/**
+ * The sandbox: a real HTTP server that answers as the partner API does (seed/partner-network-api.md)
+ * for the endpoints the monitor uses, from a scenario. Not a mock of the client: it knows
+ * nothing of it, and the client talks to it over real sockets exactly as to the real API.
+ *
+ * Under /v1 (the API):
+ *   - the URL prefix selects the portal: /networks, /affiliates, /advertisers, /partners;
+ *   - no or an unknown X-Service-Api-Key: 401 {"error":"No Authentication Method Found"};
+ *     a key of another portal: 403 {"error":"Out of realm"};
+ *   - GET  /networks                              the key's network (identity; spec: not shown)
+ *   - GET  /networks/traffic/access               the Traffic Health access object
+ *   - GET  /networks/traffic/isptrends            entries of the current as-of date; for a
+ *        network without premium: 403 {"error":"Traffic Health Premium package is required"}
+ *        (the seed leaves this status and text unstated; 403 is our pick, the client recognises
+ *        any of 401/402/403, see src/api/error-mapping.ts)
+ *   - POST /networks/billings/affiliates/summary  body {"filters":{"status":...}}
+ *   - GET  /affiliates/affiliate, GET /advertisers/advertiser   identity (realm examples)
+ *   - POST /partners/connections/table, GET /partners/connections   marketplace connections,
+ *        paged by query page/page_size (default 1 and 50, page_size capped at 200 and the cap
+ *        reported in paging.page_size; the seed allows endpoints a cap below 2,000)
+ *   - error bodies are {"error": "..."}.
+ *
+ * Outside /v1 (the control surface, for a sandbox run as its own process by tests and the demo;
+ * no key, loopback tool):
+ *   GET    /__sandbox              {"day","requests","faults","keys"}
+ *   POST   /__sandbox/day          {"date":"YYYY-MM-DD"}    the as-of date ("today" of the API)
+ *   POST   /__sandbox/faults       a Fault or an array of them (scenario.ts faultSchema)
+ *   DELETE /__sandbox/faults       drop every queued fault
+ *   POST   /__sandbox/premium      {"network":"acme","on":false}
+ */
+
+export interface SandboxOptions {
+  /** A scenario (parsed or not): builtinScenario('demo'), loadScenarioFile(...), or inline. */
+  scenario: Scenario | ParsedScenario;
+  /** @defaultValue 0 (a free port) */
+  port?: number;
+  /** @defaultValue 127.0.0.1 */
+  host?: string;
+  logger?: Logger;
+}
+
+export interface Sandbox {
+  /** http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** http://127.0.0.1:PORT/__sandbox */
+  controlUrl: string;
+  keys: SandboxKey[];
+  /** Sets the as-of date (YYYY-MM-DD): isptrends then describes the day before it. */
+  setDay(date: string): void;
+  day(): string;
+  setPremium(networkId: string, on: boolean): void;
+  /** Queues faults (per network and endpoint; each used `times` times, default 1). */
+  injectFault(fault: Fault | Fault[]): void;
+  clearFaults(): void;
+  /** API requests received under /v1 (answered or not). */
+  requests(): number;
+  /** TCP connections accepted (tests use it to see connection reuse). */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export type { Fault, SandboxKey };
+
+const PREMIUM_REQUIRED_MESSAGE = 'Traffic Health Premium package is required';
+const REQUEST_BODY_MAX = 1024 * 1024;
+const CONNECTIONS_MAX_PAGE_SIZE = 200;
+/** Generated isptrends bodies kept, by total size. */
+const BODY_CACHE_BYTES = 256 * 1024 * 1024;
+
+interface Answer {
+  status: number;
+  body: string | Buffer;
+  contentType?: string;
+}
+
+interface RequestContext {
+  network: SandboxNetwork;
+  networkId: number;
+  key: SandboxKey;
+  url: URL;
+  body: unknown;
+}
+
+interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  endpoint: FaultEndpoint;
+  handle(ctx: RequestContext): Answer;
+}
+
+const json = (status: number, value: unknown): Answer => ({ status, body: JSON.stringify(value) });
+const errorAnswer = (status: number, message: string): Answer => json(status, { error: message });
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const scenario = parseScenario(options.scenario);
+  const logger = (options.logger ?? silentLogger).child({ component: 'sandbox' });
+  const host = options.host ?? '127.0.0.1';
+  const keys = scenarioKeys(scenario);
+  const keyIndex = new Map(keys.map((k) => [k.key, k]));
+  const networks = new Map(
+    scenario.networks.map((n, i) => [n.id, { network: n, networkId: n.networkId ?? 1001 + i }]),
+  );
+  const premium = new Map(scenario.networks.map((n) => [n.id, n.premium]));
+  const faults = new FaultQueue();
+  faults.add(scenario.faults);
+  const explicitDays = scenario.networks.flatMap((n) => Object.keys(n.days)).sort();
+  let day = scenario.startDay ?? explicitDays[0] ?? todayUtc();
+  let requestCount = 0;
+  let connectionCount = 0;
+  const bodies = new ByteBoundedCache();
+  const templates = new Map<string, string[]>();
+
+  function trendsBody(network: SandboxNetwork, networkId: number): Buffer {
+    const cacheKey = `${network.id}|${day}`;
+    const cached = bodies.get(cacheKey);
+    if (cached) return cached;
+    let text: string;
+    const explicit = network.days[day]?.entries;
+    const generator = network.generator;
+    if (explicit) {
+      text = JSON.stringify({ entries: explicitEntries(networkId, explicit) });
+    } else if (generator?.type === 'realistic') {
+      text = JSON.stringify({
+        entries: realisticEntries(scenario.seed, networkId, generator, day),
+      });
+    } else if (generator?.type === 'declining') {
+      // One template per size and day serves every network of that size.
+      const templateKey = `${generator.pairs}|${generator.ispsPerDomain}|${day}`;
+      let parts = templates.get(templateKey);
+      if (!parts) {
+        parts = decliningEntriesTemplate(generator.pairs, generator.ispsPerDomain, day);
+        if (templates.size >= 4) templates.delete(templates.keys().next().value!);
+        templates.set(templateKey, parts);
+      }
+      text = fillNetworkId(parts, networkId);
+    } else {
+      text = '{"entries":[]}';
+    }
+    const body = Buffer.from(text);
+    bodies.set(cacheKey, body);
+    return body;
+  }
+
+  const routes: Route[] = [
+    {
+      method: 'GET',
+      path: '/networks',
+      endpoint: 'identity',
+      handle: ({ network, networkId }) =>
+        json(200, { network: { network_id: networkId, name: network.name ?? network.id } }),
+    },
+    {
+      method: 'GET',
+      path: '/networks/traffic/access',
+      endpoint: 'access',
+      handle: ({ network }) => {
+        const on = premium.get(network.id) ?? false;
+        return json(200, {
+          is_enabled: true,
+          has_premium: on,
+          has_blacklist_monitoring: on,
+          has_monitoring_alerts: on,
+          has_third_party_domain_monitoring: on,
+          has_external_proxy_domain: on,
+          has_external_notifications: on,
+          has_domain_assignment_management: on,
+          premium_monitored_domain_quota: on ? 25 : 0,
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/networks/traffic/isptrends',
+      endpoint: 'isptrends',
+      handle: ({ network, networkId }) => {
+        if (!premium.get(network.id)) return errorAnswer(403, PREMIUM_REQUIRED_MESSAGE);
+        return { status: 200, body: trendsBody(network, networkId) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/networks/billings/affiliates/summary',
+      endpoint: 'summary',
+      handle: ({ network, body }) => {
+        const parsed = summaryRequestSchema.safeParse(body);
+        if (!parsed.success) return errorAnswer(400, 'filters.status must be a string');
+        return json(200, invoiceSummary(scenario.seed, network, day, parsed.data.filters.status));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/affiliates/affiliate',
+      endpoint: 'identity',
+      handle: ({ networkId }) =>
+        json(200, { affiliate: { network_affiliate_id: 1, network_id: networkId } }),
+    },
+    {
+      method: 'GET',
+      path: '/advertisers/advertiser',
+      endpoint: 'identity',
+      handle: ({ networkId }) =>
+        json(200, { advertiser: { network_advertiser_id: 1, network_id: networkId } }),
+    },
+    {
+      method: 'GET',
+      path: '/partners/connections',
+      endpoint: 'connections',
+      handle: (ctx) => connectionsPage(ctx, scenario.seed),
+    },
+    {
+      method: 'POST',
+      path: '/partners/connections/table',
+      endpoint: 'connections',
+      handle: (ctx) => connectionsPage(ctx, scenario.seed),
+    },
+  ];
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    requestCount += 1;
+    const path = url.pathname.slice('/v1'.length).replace(/\/+$/, '') || '/';
+    const portal = PORTAL_OF_PREFIX[path.split('/')[1] ?? ''];
+    if (!portal) return sendAnswer(res, errorAnswer(404, 'Not Found'));
+    const header = req.headers['x-service-api-key'];
+    const key = typeof header === 'string' ? keyIndex.get(header) : undefined;
+    if (!key) return sendAnswer(res, errorAnswer(401, 'No Authentication Method Found'));
+    if (key.portal !== portal) return sendAnswer(res, errorAnswer(403, 'Out of realm'));
+    const route = routes.find((r) => r.path === path && r.method === req.method);
+    if (!route) {
+      const other = routes.some((r) => r.path === path);
+      return sendAnswer(
+        res,
+        other ? errorAnswer(405, 'Method Not Allowed') : errorAnswer(404, 'Not Found'),
+      );
+    }
+    const entry = networks.get(key.network)!;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const text = await readRequestBody(req);
+      if (text === undefined) return sendAnswer(res, errorAnswer(413, 'Payload Too Large'));
+      try {
+        body = text ? JSON.parse(text) : {};
+      } catch {
+        return sendAnswer(res, errorAnswer(400, 'Invalid JSON body'));
+      }
+    }
+    const fault = faults.take(key.network, route.endpoint);
+    if (fault)
+      logger.debug({ network: key.network, endpoint: route.endpoint, fault }, 'sandbox fault');
+    if (fault?.delayMs) {
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (res.destroyed) return;
+    }
+    if (fault?.hang) return; // never answered; close() ends the connection
+    const answer = route.handle({
+      network: entry.network,
+      networkId: entry.networkId,
+      key,
+      url,
+      body,
+    });
+    if (!fault) return sendAnswer(res, answer);
+    return sendFaulty(res, answer, fault, route.endpoint, entry.networkId);
+  }
+
+  async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname.replace(/\/+$/, '');
+    const text = req.method === 'POST' ? ((await readRequestBody(req)) ?? '') : '';
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : {};
+    } catch {
+      return sendAnswer(res, errorAnswer(400, 'Invalid JSON body'));
+    }
+    try {
+      if (req.method === 'GET' && path === '/__sandbox') {
+        return sendAnswer(
+          res,
+          json(200, { day, requests: requestCount, faults: faults.size, keys }),
+        );
+      }
+      if (req.method === 'POST' && path === '/__sandbox/day') {
+        sandbox.setDay(z.object({ date: z.string() }).parse(body).date);
+        return sendAnswer(res, json(200, { ok: true, day }));
+      }
+      if (req.method === 'POST' && path === '/__sandbox/faults') {
+        const list = z.union([faultSchema, z.array(faultSchema)]).safeParse(body);
+        if (!list.success)
+          return sendAnswer(
+            res,
+            errorAnswer(400, `invalid fault: ${list.error.issues[0]?.message ?? ''}`),
+          );
+        sandbox.injectFault(list.data);
+        return sendAnswer(res, json(200, { ok: true, faults: faults.size }));
+      }
+      if (req.method === 'DELETE' && path === '/__sandbox/faults') {
+        sandbox.clearFaults();
+        return sendAnswer(res, json(200, { ok: true }));
+      }
+      if (req.method === 'POST' && path === '/__sandbox/premium') {
+        const parsed = z.object({ network: z.string(), on: z.boolean() }).parse(body);
+        sandbox.setPremium(parsed.network, parsed.on);
+        return sendAnswer(res, json(200, { ok: true }));
+      }
+      return sendAnswer(res, errorAnswer(404, 'Not Found'));
+    } catch (error) {
+      const message =
+        error instanceof z.ZodError ? error.issues[0]?.message : (error as Error).message;
+      return sendAnswer(res, errorAnswer(400, message ?? 'bad request'));
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const work = url.pathname.startsWith('/__sandbox')
+      ? handleControl(req, res, url)
+      : url.pathname === '/v1' || url.pathname.startsWith('/v1/')
+        ? handleApi(req, res, url)
+        : Promise.resolve(sendAnswer(res, errorAnswer(404, 'Not Found')));
+    work
+      .then(() =>
+        logger.debug(
+          { method: req.method, path: url.pathname, status: res.statusCode },
+          'sandbox request',
+        ),
+      )
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'sandbox handler failed');
+        if (!res.headersSent) sendAnswer(res, errorAnswer(500, 'Internal Server Error'));
+        else res.destroy();
+      });
+  });
+  server.on('connection', () => {
+    connectionCount += 1;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const sandbox: Sandbox = {
+    baseUrl: `${origin}/v1`,
+    controlUrl: `${origin}/__sandbox`,
+    keys,
+    setDay(date: string) {
+      if (!isIsoDate(date)) throw new UsageError(`sandbox day: "${date}" is not a date YYYY-MM-DD`);
+      day = date;
+    },
+    day: () => day,
+    setPremium(networkId: string, on: boolean) {
+      if (!networks.has(networkId)) throw new UsageError(`sandbox: unknown network "${networkId}"`);
+      premium.set(networkId, on);
+    },
+    injectFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    requests: () => requestCount,
+    connections: () => connectionCount,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  logger.info({ baseUrl: sandbox.baseUrl, networks: networks.size, day }, 'sandbox listening');
+  return sandbox;
+}
+
+const summaryRequestSchema = z.object({ filters: z.object({ status: z.string() }) });
+
+function connectionsPage(ctx: RequestContext, seed: number): Answer {
+  const pageText = ctx.url.searchParams.get('page');
+  const sizeText = ctx.url.searchParams.get('page_size');
+  const page = pageText === null ? 1 : Number(pageText);
+  const requested = sizeText === null ? 50 : Number(sizeText);
+  if (!Number.isInteger(page) || page < 1)
+    return errorAnswer(400, 'page must be a positive integer');
+  if (!Number.isInteger(requested) || requested < 1)
+    return errorAnswer(400, 'page_size must be a positive integer');
+  const pageSize = Math.min(requested, CONNECTIONS_MAX_PAGE_SIZE);
+  const status = (ctx.body as { filters?: { status?: unknown } } | undefined)?.filters?.status;
+  if (status !== undefined && status !== 'active' && status !== 'pending' && status !== 'deleted') {
+    return errorAnswer(400, 'filters.status must be one of active, pending, deleted');
+  }
+  const all: Record<string, unknown>[] = [];
+  for (let i = 1; i <= ctx.network.connections; i += 1) {
+    const state = i % 10 === 0 ? 'deleted' : i % 5 === 0 ? 'pending' : 'active';
+    if (status !== undefined && state !== status) continue;
+    all.push(connection(ctx, seed, i, state));
+  }
+  const start = (page - 1) * pageSize;
+  return json(200, {
+    connections: all.slice(start, start + pageSize),
+    paging: { page, page_size: pageSize, total_count: all.length },
+  });
+}
+
+function connection(
+  ctx: RequestContext,
+  seed: number,
+  i: number,
+  status: string,
+): Record<string, unknown> {
+  const networkId = 5_000 + i;
+  return {
+    partner_id: ctx.networkId,
+    network_id: networkId,
+    network_affiliate_id: 7_000 + i,
+    network_affiliate_user_id: 9_000 + i,
+    status,
+    time_created: 1_767_225_600 + i * 3_600,
+    // The connection's own key is a secret in the real API too: fake, but shaped like one.
+    api_key: `sbx_conn_${hash32(`${seed}:${ctx.network.id}:${i}`).toString(16).padStart(8, '0')}`,
+    relationship: {
+      network: {
+        network_id: networkId,
+        name: `Advertiser Network ${i}`,
+        logo_image_url: '',
+        signup_url: `https://signup.adv${i}.example`,
+        login_url: `https://login.adv${i}.example`,
+        timezone_id: 80,
+      },
+      service_pay: { is_service_pay_enabled: false },
+    },
+  };
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > REQUEST_BODY_MAX) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendAnswer(
+  res: ServerResponse,
+  answer: Answer,
+  extra: { retryAfter?: string; chunked?: boolean } = {},
+): void {
+  const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  const headers: Record<string, string | number> = {
+    'content-type': answer.contentType ?? 'application/json; charset=utf-8',
+  };
+  if (extra.retryAfter !== undefined) headers['retry-after'] = extra.retryAfter;
+  if (!extra.chunked) {
+    headers['content-length'] = body.length;
+    res.writeHead(answer.status, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(answer.status, headers);
+  for (let offset = 0; offset < body.length; offset += 16 * 1024) {
+    res.write(body.subarray(offset, offset + 16 * 1024));
+  }
+  res.end();
+}
+
+/** The answer, bent by a fault (see faultSchema for what each does). */
+function sendFaulty(
+  res: ServerResponse,
+  answer: Answer,
+  fault: ParsedFault,
+  endpoint: FaultEndpoint,
+  networkId: number,
+): void {
+  const extra = {
+    ...(fault.retryAfter !== undefined ? { retryAfter: String(fault.retryAfter) } : {}),
+    ...(fault.chunked ? { chunked: true } : {}),
+  };
+  const status = fault.status;
+  switch (fault.body) {
+    case undefined:
+      if (status === undefined) return sendAnswer(res, answer, extra);
+      if (status < 400) return sendAnswer(res, { ...answer, status }, extra);
+      return sendAnswer(res, errorAnswer(status, http.STATUS_CODES[status] ?? 'Error'), extra);
+    case 'malformed-json':
+      return sendAnswer(
+        res,
+        { status: status ?? 200, body: '{"entries":[{"network_id":1,"isp":' },
+        extra,
+      );
+    case 'invalid-schema':
+      return sendAnswer(
+        res,
+        { status: status ?? 200, body: corrupt(answer, endpoint, networkId) },
+        extra,
+      );
+    case 'truncated': {
+      const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+      res.writeHead(status ?? answer.status, {
+        'content-type': 'application/json',
+        'content-length': body.length,
+      });
+      res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    default: {
+      const looksJson = /^\s*[{[]/.test(fault.body);
+      return sendAnswer(
+        res,
+        {
+          status: status ?? 200,
+          body: fault.body,
+          contentType: looksJson ? 'application/json' : 'text/plain; charset=utf-8',
+        },
+        extra,
+      );
+    }
+  }
+}
+
+/** The real body with one field mistyped, where the client must notice it. */
+function corrupt(answer: Answer, endpoint: FaultEndpoint, networkId: number): string {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(answer.body.toString()) as Record<string, unknown>;
+  } catch {
+    return '"invalid"';
+  }
+  if (endpoint === 'isptrends' && Array.isArray(value.entries)) {
+    const entries = value.entries as Record<string, unknown>[];
+    if (entries.length === 0)
+      entries.push({ network_id: networkId, network_tracking_domain_id: 1, isp: 'Invalid' });
+    const last = entries[entries.length - 1]!;
+    last.yesterday_total_clicks = String(last.yesterday_total_clicks ?? 'n/a');
+  } else if (endpoint === 'access') {
+    value.has_premium = 'yes';
+  } else if (endpoint === 'summary') {
+    value.balance = 'n/a';
+  } else if (value.paging && typeof value.paging === 'object') {
+    (value.paging as Record<string, unknown>).total_count = 'many';
+  } else {
+    return '"invalid"';
+  }
+  return JSON.stringify(value);
+}
+
+/** A map of Buffers that drops its oldest entries when over a total size. */
+class ByteBoundedCache {
+  #map = new Map<string, Buffer>();
+  #bytes = 0;
+
+  get(key: string): Buffer | undefined {
+    return this.#map.get(key);
+  }
+
+  set(key: string, value: Buffer): void {
+    this.#map.set(key, value);
+    this.#bytes += value.length;
+    for (const [oldKey, old] of this.#map) {
+      if (this.#bytes <= BODY_CACHE_BYTES || oldKey === key) break;
+      this.#map.delete(oldKey);
+      this.#bytes -= old.length;
+    }
+  }
+}
