@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
 import { registerConfigCommands } from './commands/config-check.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
 
 /**
  * The `thm` command line. Each command lives in its own file under commands/ and registers
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
   registerConfigCommands(program);
+  registerSandboxCommand(program);
   program.addHelpText(
     'after',
     [
