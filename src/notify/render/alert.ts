@@ -1,0 +1,590 @@
+import type {
+  ClassifiedPair,
+  Classification,
+  DomainRollup,
+  InvoiceChange,
+  InvoiceSnapshot,
+  IsoDate,
+  PairClass,
+} from '../../monitor/types.js';
+import type { RenderedEmail } from '../types.js';
+import {
+  dayBefore,
+  displayText,
+  formatCount,
+  formatMoney,
+  formatPercent,
+  headerValue,
+  MAX_ISP_CHARS,
+  MAX_NAME_CHARS,
+  MAX_URL_CHARS,
+  percentChange,
+  plural,
+  shellQuote,
+} from './format.js';
+import {
+  badge,
+  callout,
+  code,
+  codeBlock,
+  COLORS,
+  dataTable,
+  esc,
+  FONT,
+  heading,
+  htmlDocument,
+  linkOrText,
+  paragraph,
+  type Column,
+} from './html.js';
+import { invoiceSummaryHtml, invoiceSummaryText } from './invoice.js';
+
+/**
+ * The alert digest: one e-mail per network per run, carrying the pairs of the e-mailed classes
+ * (new, worse, reminder; cleared with notifyCleared). Its job is to let a person decide, per
+ * tracking domain, "one ISP is filtering this domain" or "the whole domain is in trouble", so
+ * pairs are grouped by domain, worst domain first, and a domain with many ISPs declining
+ * together gets a headline of its own.
+ *
+ * Bounded: a run with 10,000 pairs lists at most `maxPairsListed` declining pairs (and as many
+ * cleared ones), at most `maxPairsPerDomain` per domain, and summarises the rest by count.
+ */
+export interface AlertEmailInput {
+  network: { id: string; name: string };
+  asOf: IsoDate;
+  classification: Classification;
+  /** alerts.notifyCleared: whether cleared pairs are e-mailed. */
+  notifyCleared: boolean;
+  /** The network's latest invoice snapshot, when there is one. */
+  latestInvoice?: { snapshot: InvoiceSnapshot; change?: InvoiceChange };
+  /** Declining pairs listed in full; cleared pairs get half as many. @defaultValue 80 */
+  maxPairsListed?: number;
+  /** Pairs listed per domain; a blocked domain's 300 ISPs should not hide the next domain. @defaultValue 20 */
+  maxPairsPerDomain?: number;
+  /** Domains in the overview table at the top. @defaultValue 20 */
+  maxDomainsInOverview?: number;
+}
+
+/*
+ * 80 declining pairs (and up to 40 cleared) keep the HTML well under Gmail's ~102 KB clipping
+ * point; `thm history` has the rest.
+ */
+export const DEFAULT_MAX_PAIRS_LISTED = 80;
+export const DEFAULT_MAX_PAIRS_PER_DOMAIN = 20;
+export const DEFAULT_MAX_DOMAINS_IN_OVERVIEW = 20;
+/** The silence the e-mail suggests: long enough to matter, short enough to be noticed again. */
+export const SUGGESTED_SILENCE = '7d';
+
+const MAX_SILENCE_ISP_CHARS = 120;
+const DECLINING_CLASSES: ReadonlySet<PairClass> = new Set(['new', 'worse', 'reminder']);
+
+interface DomainGroup {
+  domainId: number;
+  domainUrl: string;
+  rollup: DomainRollup | undefined;
+  /** E-mailed declining pairs of this domain, worst first. */
+  pairs: ClassifiedPair[];
+  clicksLost: number;
+  baselineClicks: number;
+  ispsAffected: number;
+}
+
+/** The pair events an alert e-mail carries: `class|pairKey` of every e-mailed pair. */
+export function pairEvents(classification: Classification, notifyCleared: boolean): string[] {
+  const events: string[] = [];
+  for (const pair of classification.pairs) {
+    if (DECLINING_CLASSES.has(pair.class) || (notifyCleared && pair.class === 'cleared')) {
+      events.push(`${pair.class}|${pair.key}`);
+    }
+  }
+  return events;
+}
+
+/** Returns undefined when no e-mailed class has a pair: then no e-mail is sent. */
+export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefined {
+  const maxListed = Math.max(1, input.maxPairsListed ?? DEFAULT_MAX_PAIRS_LISTED);
+  const perDomain = Math.max(1, input.maxPairsPerDomain ?? DEFAULT_MAX_PAIRS_PER_DOMAIN);
+  const maxOverview = Math.max(1, input.maxDomainsInOverview ?? DEFAULT_MAX_DOMAINS_IN_OVERVIEW);
+
+  // One pass: counts (from the pairs themselves, so the subject always matches the body),
+  // declining pairs grouped by domain, cleared pairs.
+  const counts: Record<PairClass, number> = {
+    new: 0,
+    worse: 0,
+    reminder: 0,
+    ongoing: 0,
+    cleared: 0,
+    silenced: 0,
+  };
+  const byDomain = new Map<number, ClassifiedPair[]>();
+  const cleared: ClassifiedPair[] = [];
+  for (const pair of input.classification.pairs) {
+    counts[pair.class] += 1;
+    if (DECLINING_CLASSES.has(pair.class)) {
+      const list = byDomain.get(pair.domainId);
+      if (list) list.push(pair);
+      else byDomain.set(pair.domainId, [pair]);
+    } else if (pair.class === 'cleared' && input.notifyCleared) {
+      cleared.push(pair);
+    }
+  }
+  const declining = counts.new + counts.worse + counts.reminder;
+  if (declining === 0 && cleared.length === 0) return undefined;
+
+  const groups = groupDomains(byDomain, input.classification.domains);
+  const ctx: RenderContext = {
+    networkId: input.network.id,
+    networkName: displayText(input.network.name, MAX_NAME_CHARS) || input.network.id,
+    asOf: input.asOf,
+    trendDay: dayBefore(input.asOf),
+  };
+
+  const subject = alertSubject(ctx.networkName, input.asOf, counts, input.notifyCleared);
+  const summary = summaryLine(counts, input.notifyCleared);
+  const headlines = groups.filter((g) => g.rollup?.headline);
+
+  const html: string[] = [];
+  const text: string[] = [];
+
+  // Top: what this is, the counts, and the per-domain reading.
+  html.push(
+    `<h1 style="${FONT}font-size:20px;color:${COLORS.text};margin:0 0 4px 0;">${esc(ctx.networkName)}: traffic health</h1>`,
+    paragraph(
+      `Clicks on ${esc(ctx.trendDay)} (as-of ${esc(ctx.asOf)}) compared with 7, 14 and 30 days before. <strong>${esc(summary)}</strong>`,
+      `color:${COLORS.muted};`,
+    ),
+  );
+  text.push(
+    `${ctx.networkName}: traffic health`,
+    `Clicks on ${ctx.trendDay} (as-of ${ctx.asOf}) compared with 7, 14 and 30 days before.`,
+    summary,
+    '',
+  );
+  if (headlines.length > 0) {
+    const names = headlines.slice(0, 3).map((g) => displayText(g.domainUrl, MAX_URL_CHARS));
+    const more = headlines.length > 3 ? ` and ${headlines.length - 3} more` : '';
+    const line = `${plural(headlines.length, 'domain')} look${headlines.length === 1 ? 's' : ''} blocked: ${names.join(', ')}${more}. Many ISPs are declining on ${headlines.length === 1 ? 'it' : 'each'} at once.`;
+    html.push(callout(`<strong>${esc(line)}</strong>`, COLORS.critical, COLORS.criticalBg));
+    text.push(`!! ${line}`, '');
+  }
+
+  if (groups.length > 0) {
+    renderOverview(groups, maxOverview, html, text);
+    renderDomains(groups, ctx, maxListed, perDomain, html, text);
+  }
+  if (cleared.length > 0) renderCleared(cleared, Math.max(1, Math.ceil(maxListed / 2)), html, text);
+  renderOthers(counts, html, text);
+  if (input.latestInvoice) {
+    html.push(heading('Latest invoice summary'));
+    html.push(invoiceSummaryHtml(input.latestInvoice.snapshot, input.latestInvoice.change));
+    text.push(
+      'LATEST INVOICE SUMMARY',
+      ...invoiceSummaryText(input.latestInvoice.snapshot, input.latestInvoice.change),
+      '',
+    );
+  }
+  renderSilenceHelp(groups, cleared, ctx, html, text);
+
+  const footer = `Traffic Health Monitor, network ${ctx.networkId}, as-of ${ctx.asOf}. You receive this as a recipient of this network in the monitor's configuration.`;
+  text.push('--', footer);
+  const preheader =
+    headlines.length > 0
+      ? `${summary} ${plural(headlines.length, 'domain')} look blocked.`
+      : summary;
+  return {
+    subject,
+    text: text.join('\n'),
+    html: htmlDocument({ title: subject, preheader, bodyHtml: html.join(''), footer }),
+  };
+}
+
+interface RenderContext {
+  networkId: string;
+  networkName: string;
+  asOf: IsoDate;
+  trendDay: IsoDate;
+}
+
+/** `[Traffic Health] Acme Network: 3 new, 1 worse, 2 reminders, 2 cleared (2026-11-21)` */
+export function alertSubject(
+  networkName: string,
+  asOf: IsoDate,
+  counts: Record<PairClass, number>,
+  notifyCleared: boolean,
+): string {
+  const parts: string[] = [];
+  if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
+  if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
+  if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
+  if (notifyCleared && counts.cleared > 0) parts.push(`${formatCount(counts.cleared)} cleared`);
+  // The name is cut first so the counts and the date always survive.
+  const name = headerValue(networkName, MAX_NAME_CHARS);
+  return headerValue(`[Traffic Health] ${name}: ${parts.join(', ')} (${headerValue(asOf, 20)})`);
+}
+
+function summaryLine(counts: Record<PairClass, number>, notifyCleared: boolean): string {
+  const parts: string[] = [];
+  if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
+  if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
+  if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
+  if (notifyCleared && counts.cleared > 0) parts.push(`${formatCount(counts.cleared)} cleared`);
+  const quiet: string[] = [];
+  if (counts.ongoing > 0) quiet.push(`${formatCount(counts.ongoing)} ongoing`);
+  if (counts.silenced > 0) quiet.push(`${formatCount(counts.silenced)} silenced`);
+  return `${parts.join(', ')}.${quiet.length > 0 ? ` Not repeated here: ${quiet.join(', ')}.` : ''}`;
+}
+
+function clicksLostOf(pair: ClassifiedPair): number {
+  const clicks = pair.figures?.clicks;
+  return clicks ? Math.max(0, clicks.d7 - clicks.yesterday) : 0;
+}
+
+const SEVERITY_RANK = { critical: 0, warning: 1 } as const;
+
+function comparePairs(a: ClassifiedPair, b: ClassifiedPair): number {
+  const severity = SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity];
+  if (severity !== 0) return severity;
+  const lost = clicksLostOf(b) - clicksLostOf(a);
+  if (lost !== 0) return lost;
+  return a.isp < b.isp ? -1 : a.isp > b.isp ? 1 : 0;
+}
+
+/** Domains worst first by clicks lost (the rollup's figure, else the sum over its pairs). */
+function groupDomains(
+  byDomain: Map<number, ClassifiedPair[]>,
+  rollups: DomainRollup[],
+): DomainGroup[] {
+  const rollupById = new Map<number, DomainRollup>();
+  for (const rollup of rollups) rollupById.set(rollup.domainId, rollup);
+  const groups: DomainGroup[] = [];
+  for (const [domainId, pairs] of byDomain) {
+    pairs.sort(comparePairs);
+    const rollup = rollupById.get(domainId);
+    let lost = 0;
+    let baseline = 0;
+    for (const pair of pairs) {
+      lost += clicksLostOf(pair);
+      baseline += pair.figures?.clicks.d7 ?? 0;
+    }
+    groups.push({
+      domainId,
+      domainUrl: rollup?.domainUrl || pairs[0]?.domainUrl || `domain ${domainId}`,
+      rollup,
+      pairs,
+      clicksLost: rollup?.clicksLost ?? lost,
+      baselineClicks: rollup?.baselineClicks ?? baseline,
+      ispsAffected: rollup?.ispsAffected ?? pairs.length,
+    });
+  }
+  groups.sort((a, b) => b.clicksLost - a.clicksLost || a.domainId - b.domainId);
+  return groups;
+}
+
+/** The sentence that answers "one ISP filtering, or the whole domain?". */
+function domainReading(group: DomainGroup): { short: string; long: string; blocked: boolean } {
+  const isps = group.ispsAffected;
+  const drop = formatPercent(
+    percentChange(group.baselineClicks, group.baselineClicks - group.clicksLost),
+  );
+  const volume = `${formatCount(group.clicksLost)} clicks lost (${formatCount(group.baselineClicks - group.clicksLost)} yesterday vs ${formatCount(group.baselineClicks)} seven days back, ${drop})`;
+  if (group.rollup?.headline) {
+    return {
+      blocked: true,
+      short: `Looks blocked: ${formatCount(isps)} ISPs together`,
+      long: `This domain looks blocked: ${formatCount(isps)} ISPs are declining on it together, ${volume}. When many ISPs drop at once the trouble is usually the domain itself (a blocklist, DNS, its certificate, a takedown), not one ISP's filtering: check the domain first.`,
+    };
+  }
+  if (isps <= 1) {
+    const isp = group.pairs[0] ? displayText(group.pairs[0].isp, MAX_ISP_CHARS) : 'one ISP';
+    return {
+      blocked: false,
+      short: 'One ISP: likely that ISP filtering',
+      long: `Only one ISP (${isp}) is declining on this domain: that looks like that ISP filtering the domain, not the domain in trouble. ${capitalise(volume)}.`,
+    };
+  }
+  return {
+    blocked: false,
+    short: `${formatCount(isps)} ISPs, not the whole domain`,
+    long: `${formatCount(isps)} ISPs are declining on this domain, not enough together to call the domain blocked: more likely those ISPs filtering it. ${capitalise(volume)}.`,
+  };
+}
+
+function capitalise(value: string): string {
+  return value.charAt(0).toUpperCase() + value.slice(1);
+}
+
+function renderOverview(groups: DomainGroup[], max: number, html: string[], text: string[]): void {
+  const columns: Column[] = [
+    { label: 'Tracking domain' },
+    { label: 'ISPs declining', align: 'right' },
+    { label: 'Clicks lost', align: 'right' },
+    { label: 'Reading' },
+  ];
+  const rows: string[][] = [];
+  text.push('DOMAINS, WORST FIRST');
+  for (const group of groups.slice(0, max)) {
+    const url = displayText(group.domainUrl, MAX_URL_CHARS);
+    const reading = domainReading(group);
+    const color = reading.blocked ? COLORS.critical : COLORS.text;
+    rows.push([
+      `${linkOrText(group.domainUrl, url)}<br><span style="color:${COLORS.muted};font-size:11px;">domain ${group.domainId}</span>`,
+      formatCount(group.ispsAffected),
+      formatCount(group.clicksLost),
+      `<span style="color:${color};${reading.blocked ? 'font-weight:bold;' : ''}">${esc(reading.short)}</span>`,
+    ]);
+    text.push(
+      `  ${url} (domain ${group.domainId}): ${plural(group.ispsAffected, 'ISP')} declining, ${formatCount(group.clicksLost)} clicks lost. ${reading.short}.`,
+    );
+  }
+  if (groups.length > max) {
+    const rest = groups.length - max;
+    rows.push([`<em>and ${esc(plural(rest, 'more domain'))}</em>`, '', '', '']);
+    text.push(`  and ${plural(rest, 'more domain')}`);
+  }
+  html.push(heading('Domains, worst first'), dataTable(columns, rows));
+  text.push('');
+}
+
+const PAIR_COLUMNS: Column[] = [
+  { label: 'ISP' },
+  { label: 'Status' },
+  { label: 'Clicks yesterday', align: 'right' },
+  { label: '7 days back', align: 'right' },
+  { label: '14 days back', align: 'right' },
+  { label: '30 days back', align: 'right' },
+  { label: 'Conversions', align: 'right' },
+  { label: 'Revenue', align: 'right' },
+  { label: 'First seen', nowrap: true },
+];
+
+function severityBadge(pair: ClassifiedPair): string {
+  return pair.severity === 'critical'
+    ? badge('CRITICAL', COLORS.critical)
+    : badge('WARNING', COLORS.warning);
+}
+
+const DROP_SPAN = `<span style="color:${COLORS.critical};">`;
+const FLAT_SPAN = `<span style="color:${COLORS.muted};">`;
+
+function percentHtml(value: number | null | undefined): string {
+  const span = value !== null && value !== undefined && value < 0 ? DROP_SPAN : FLAT_SPAN;
+  return `${span}${formatPercent(value)}</span>`;
+}
+
+function pairRowHtml(pair: ClassifiedPair): string[] {
+  const isp = esc(displayText(pair.isp, MAX_ISP_CHARS));
+  const status = `${severityBadge(pair)}<br>${FLAT_SPAN}${pair.class}</span>`;
+  const f = pair.figures;
+  if (!f) {
+    return [
+      isp,
+      status,
+      `<span style="color:${COLORS.muted};">last drop ${formatPercent(-pair.dropPercent)}</span>`,
+      'n/a',
+      'n/a',
+      'n/a',
+      'n/a',
+      'n/a',
+      esc(pair.firstSeen),
+    ];
+  }
+  return [
+    `<strong>${isp}</strong>`,
+    status,
+    `<strong>${formatCount(f.clicks.yesterday)}</strong>`,
+    `${formatCount(f.clicks.d7)}<br>${percentHtml(f.clickTrend.d7)}`,
+    `${formatCount(f.clicks.d14)}<br>${percentHtml(f.clickTrend.d14)}`,
+    `${formatCount(f.clicks.d30)}<br>${percentHtml(f.clickTrend.d30)}`,
+    `${formatCount(f.conversions.yesterday)}<br>${FLAT_SPAN}vs ${formatCount(f.conversions.d7)}</span><br>${percentHtml(f.conversionTrend.d7)}`,
+    `${formatMoney(f.revenue.yesterday)}<br>${FLAT_SPAN}vs ${formatMoney(f.revenue.d7)}</span><br>${percentHtml(f.revenueTrend.d7)}`,
+    esc(pair.firstSeen),
+  ];
+}
+
+function pairLinesText(pair: ClassifiedPair): string[] {
+  const isp = displayText(pair.isp, MAX_ISP_CHARS);
+  const head = `  - ${isp} [${pair.severity.toUpperCase()}, ${pair.class}] first seen ${pair.firstSeen}`;
+  const f = pair.figures;
+  if (!f) return [head, `      last drop ${formatPercent(-pair.dropPercent)} vs 7 days back`];
+  return [
+    head,
+    `      clicks yesterday ${formatCount(f.clicks.yesterday)} | 7d back ${formatCount(f.clicks.d7)} (${formatPercent(f.clickTrend.d7)}) | 14d back ${formatCount(f.clicks.d14)} (${formatPercent(f.clickTrend.d14)}) | 30d back ${formatCount(f.clicks.d30)} (${formatPercent(f.clickTrend.d30)})`,
+    `      conversions ${formatCount(f.conversions.yesterday)} vs ${formatCount(f.conversions.d7)} (${formatPercent(f.conversionTrend.d7)}) | revenue ${formatMoney(f.revenue.yesterday)} vs ${formatMoney(f.revenue.d7)} (${formatPercent(f.revenueTrend.d7)})`,
+  ];
+}
+
+function silenceCommand(networkId: string, domainId: number, isp: string | undefined): string {
+  // A silence matches the ISP exactly as sent, or as a glob: an absurdly long name becomes a
+  // prefix glob that still matches it, so the line stays pasteable.
+  const pattern =
+    isp !== undefined && isp.length > MAX_SILENCE_ISP_CHARS
+      ? `${Array.from(isp).slice(0, 100).join('')}*`
+      : isp;
+  const ispPart = pattern === undefined ? '' : ` --isp ${shellQuote(pattern)}`;
+  // Network ids are config slugs; quoted anyway if one ever is not.
+  const network = /^[a-z0-9_-]+$/.test(networkId) ? networkId : shellQuote(networkId);
+  return `thm silence add --network ${network} --domain ${domainId}${ispPart} --for ${SUGGESTED_SILENCE} --reason '...'`;
+}
+
+function renderDomains(
+  groups: DomainGroup[],
+  ctx: RenderContext,
+  maxListed: number,
+  perDomain: number,
+  html: string[],
+  text: string[],
+): void {
+  let budget = maxListed;
+  let domainsListed = 0;
+  for (const group of groups) {
+    if (budget <= 0) break;
+    domainsListed += 1;
+    const url = displayText(group.domainUrl, MAX_URL_CHARS);
+    const reading = domainReading(group);
+    const shown = group.pairs.slice(0, Math.min(perDomain, budget));
+    budget -= shown.length;
+
+    html.push(
+      `<h2 style="${FONT}font-size:17px;color:${COLORS.text};margin:28px 0 6px 0;">${linkOrText(group.domainUrl, url)} <span style="font-size:12px;font-weight:normal;color:${COLORS.muted};">domain ${group.domainId}</span></h2>`,
+    );
+    text.push(`== ${url} (domain ${group.domainId}) ==`);
+    if (reading.blocked) {
+      html.push(
+        callout(`<strong>${esc(reading.long)}</strong>`, COLORS.critical, COLORS.criticalBg),
+      );
+      text.push(`LOOKS BLOCKED. ${reading.long}`);
+    } else {
+      html.push(paragraph(esc(reading.long)));
+      text.push(reading.long);
+    }
+    html.push(dataTable(PAIR_COLUMNS, shown.map(pairRowHtml)));
+    for (const pair of shown) text.push(...pairLinesText(pair));
+    const hidden = group.pairs.length - shown.length;
+    const quiet = Math.max(0, group.ispsAffected - group.pairs.length);
+    const notes: string[] = [];
+    if (hidden > 0)
+      notes.push(`and ${plural(hidden, 'more ISP')} declining on this domain, not listed.`);
+    if (quiet > 0) {
+      notes.push(
+        `${plural(quiet, 'more ISP')} of this domain ${quiet === 1 ? 'is' : 'are'} declining too, already reported (ongoing) or silenced.`,
+      );
+    }
+    for (const line of notes) {
+      html.push(paragraph(`<em>${esc(line)}</em>`, `color:${COLORS.muted};font-size:13px;`));
+      text.push(`  ${line}`);
+    }
+    const top = shown[0];
+    const command = reading.blocked
+      ? silenceCommand(ctx.networkId, group.domainId, undefined)
+      : silenceCommand(ctx.networkId, group.domainId, top?.isp);
+    const what = reading.blocked
+      ? 'the whole domain'
+      : `${displayText(top?.isp ?? '', MAX_ISP_CHARS)} on this domain`;
+    html.push(
+      paragraph(
+        `<span style="font-size:12px;color:${COLORS.muted};">Silence ${esc(what)}:</span><br>${code(command)}`,
+      ),
+    );
+    text.push(`  Silence ${what}:`, `    ${command}`, '');
+  }
+  const restDomains = groups.length - domainsListed;
+  let restPairs = 0;
+  for (const group of groups.slice(domainsListed)) restPairs += group.pairs.length;
+  if (restDomains > 0) {
+    const line = `and ${plural(restPairs, 'more declining pair')} on ${plural(restDomains, 'more domain')}, not listed (this e-mail lists at most ${formatCount(maxListed)}). \`thm history --network ${ctx.networkId}\` shows them all.`;
+    html.push(paragraph(`<em>${esc(line)}</em>`, `color:${COLORS.muted};`));
+    text.push(line, '');
+  }
+}
+
+function renderCleared(
+  cleared: ClassifiedPair[],
+  maxListed: number,
+  html: string[],
+  text: string[],
+): void {
+  // The ones that may still be depressed first: they are the ones a person must look at.
+  cleared.sort(
+    (a, b) =>
+      Number(Boolean(b.mayStillBeDepressed)) - Number(Boolean(a.mayStillBeDepressed)) ||
+      a.domainId - b.domainId ||
+      (a.isp < b.isp ? -1 : a.isp > b.isp ? 1 : 0),
+  );
+  const depressed = cleared.filter((p) => p.mayStillBeDepressed).length;
+  html.push(heading(`Cleared (${formatCount(cleared.length)})`));
+  text.push(`CLEARED (${formatCount(cleared.length)})`);
+  const explain =
+    'These pairs are no longer declining by the monitor\'s rules. "Cleared" does not mean "recovered": the API lists a pair only while yesterday is below each of the days 7, 14 and 30 back.';
+  html.push(paragraph(esc(explain)));
+  text.push(explain);
+  if (depressed > 0) {
+    const caveat = `${plural(depressed, 'pair')} may still be depressed, not healed: ${depressed === 1 ? 'it' : 'they'} stopped being listed about a week after first seen, with the last numbers still far under the baseline. Once the 7-day comparison day is itself inside the drop, the API stops listing a pair even if its traffic has not come back. Check these before treating them as fixed.`;
+    html.push(callout(`<strong>${esc(caveat)}</strong>`, COLORS.warning, COLORS.warningBg));
+    text.push(`!! ${caveat}`);
+  }
+  const columns: Column[] = [
+    { label: 'Tracking domain' },
+    { label: 'ISP' },
+    { label: 'First seen' },
+    { label: 'Last drop', align: 'right' },
+    { label: 'Note' },
+  ];
+  const shown = cleared.slice(0, maxListed);
+  const rows = shown.map((pair) => {
+    const url = displayText(pair.domainUrl, MAX_URL_CHARS);
+    return [
+      linkOrText(pair.domainUrl, url),
+      esc(displayText(pair.isp, MAX_ISP_CHARS)),
+      esc(pair.firstSeen),
+      formatPercent(-pair.dropPercent),
+      pair.mayStillBeDepressed
+        ? badge('MAY STILL BE DEPRESSED', COLORS.warning)
+        : badge('CLEARED', COLORS.cleared),
+    ];
+  });
+  html.push(dataTable(columns, rows));
+  for (const pair of shown) {
+    const note = pair.mayStillBeDepressed ? ' MAY STILL BE DEPRESSED' : '';
+    text.push(
+      `  - ${displayText(pair.domainUrl, MAX_URL_CHARS)} / ${displayText(pair.isp, MAX_ISP_CHARS)}: cleared, first seen ${pair.firstSeen}, last drop ${formatPercent(-pair.dropPercent)}.${note}`,
+    );
+  }
+  if (cleared.length > shown.length) {
+    const line = `and ${plural(cleared.length - shown.length, 'more cleared pair')}, not listed.`;
+    html.push(paragraph(`<em>${esc(line)}</em>`, `color:${COLORS.muted};`));
+    text.push(`  ${line}`);
+  }
+  text.push('');
+}
+
+function renderOthers(counts: Record<PairClass, number>, html: string[], text: string[]): void {
+  if (counts.ongoing === 0 && counts.silenced === 0) return;
+  const lines = [
+    `Ongoing: ${plural(counts.ongoing, 'pair')} still active and already reported; not repeated until a reminder is due or it gets worse.`,
+    `Silenced: ${plural(counts.silenced, 'pair')} matching a silence (\`thm silence list\`).`,
+  ];
+  html.push(heading('Not in this e-mail'));
+  for (const line of lines) html.push(paragraph(esc(line)));
+  text.push('NOT IN THIS E-MAIL', ...lines, '');
+}
+
+function renderSilenceHelp(
+  groups: DomainGroup[],
+  cleared: ClassifiedPair[],
+  ctx: RenderContext,
+  html: string[],
+  text: string[],
+): void {
+  const example = groups[0]?.pairs[0] ?? cleared[0];
+  if (!example) return;
+  const command = silenceCommand(ctx.networkId, example.domainId, example.isp);
+  const lines = [
+    'To stop e-mails about a pair for a while (it is still counted as silenced), run for example:',
+  ];
+  const after = [
+    'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.',
+  ];
+  html.push(heading('Silencing'), paragraph(esc(lines[0] ?? '')), codeBlock([command]));
+  html.push(paragraph(esc(after[0] ?? ''), `color:${COLORS.muted};font-size:13px;`));
+  text.push('SILENCING', ...lines, `  ${command}`, ...after, '');
+}

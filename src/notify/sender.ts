@@ -1,0 +1,170 @@
+import { SmtpError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type {
+  DeliveryOutcome,
+  DeliverySummary,
+  MailTransport,
+  OutboxEntry,
+  OutboxStore,
+} from './types.js';
+
+/**
+ * Delivers outbox entries: one attempt per call, the state kept in the store, so retries
+ * survive restarts. The job layer calls `deliver(id)` from a BullMQ job (with its own retries)
+ * and `deliverDue()` when a worker starts, to pick up what a crash left pending.
+ *
+ * The order is what makes "no alert lost" and "duplicates only from a crash" true:
+ * load -> skip unless pending -> send -> markSent only after the server accepted. A crash
+ * between acceptance and markSent re-sends the same message (same Message-ID) later.
+ */
+export interface SenderOptions {
+  store: OutboxStore;
+  transport: MailTransport;
+  /** mail.from */
+  from: string;
+  logger: Logger;
+  /** Epoch milliseconds; injectable for tests. @defaultValue Date.now */
+  now?: () => number;
+  /**
+   * Delay before the next attempt after a transient failure: baseMs * 2^attempts, capped at
+   * maxMs, with jitter (a random point in the upper half), so many pending e-mails do not hit
+   * a recovering server at the same instant.
+   * @defaultValue { baseMs: 30_000, maxMs: 3_600_000 }
+   */
+  backoff?: { baseMs: number; maxMs: number };
+  /** Random source in [0, 1) for the jitter; injectable for tests. @defaultValue Math.random */
+  random?: () => number;
+}
+
+export const DEFAULT_BACKOFF = { baseMs: 30_000, maxMs: 3_600_000 } as const;
+
+/** The delay before attempt number `attempts + 1`, given `attempts` failures so far. */
+export function retryDelay(
+  attempts: number,
+  backoff: { baseMs: number; maxMs: number },
+  random: number,
+): number {
+  const ceiling = Math.min(
+    backoff.maxMs,
+    backoff.baseMs * 2 ** Math.min(Math.max(0, attempts), 30),
+  );
+  return Math.round(ceiling / 2 + (ceiling / 2) * random);
+}
+
+export class NotificationSender {
+  readonly #store: OutboxStore;
+  readonly #transport: MailTransport;
+  readonly #from: string;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #backoff: { baseMs: number; maxMs: number };
+  readonly #random: () => number;
+  /** Ids being sent by this instance: a job and deliverDue racing in one process send once. */
+  readonly #inFlight = new Set<string>();
+
+  constructor(options: SenderOptions) {
+    this.#store = options.store;
+    this.#transport = options.transport;
+    this.#from = options.from;
+    this.#logger = options.logger.child({ component: 'sender' });
+    this.#now = options.now ?? Date.now;
+    this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /**
+   * One delivery attempt of one notification. Store errors (Redis down) are thrown, so the
+   * calling job retries; SMTP errors are recorded and reported as 'retry' or 'failed'.
+   */
+  async deliver(id: string): Promise<DeliveryOutcome> {
+    const entry = await this.#store.getNotification(id);
+    if (!entry) {
+      this.#logger.warn({ notificationId: id }, 'notification not in the outbox');
+      return 'missing';
+    }
+    return this.#attempt(entry);
+  }
+
+  /** Delivers every due pending entry (oldest first); one failing does not stop the others. */
+  async deliverDue(limit = 100): Promise<DeliverySummary> {
+    const summary: DeliverySummary = {
+      due: 0,
+      sent: 0,
+      retry: 0,
+      failed: 0,
+      alreadySent: 0,
+      missing: 0,
+      errors: 0,
+    };
+    const entries = await this.#store.pendingNotifications(limit);
+    summary.due = entries.length;
+    for (const entry of entries) {
+      try {
+        const outcome = await this.#attempt(entry);
+        if (outcome === 'already-sent') summary.alreadySent += 1;
+        else summary[outcome] += 1;
+      } catch (error) {
+        summary.errors += 1;
+        this.#logger.error(
+          {
+            notificationId: entry.notification.id,
+            reason: error instanceof Error ? error.message : String(error),
+          },
+          'delivery attempt failed outside SMTP',
+        );
+      }
+    }
+    if (summary.due > 0) this.#logger.info(summary, 'delivered due notifications');
+    return summary;
+  }
+
+  async #attempt(entry: OutboxEntry): Promise<DeliveryOutcome> {
+    const n = entry.notification;
+    const log = { notificationId: n.id, networkId: n.networkId, kind: n.kind, asOf: n.asOf };
+    if (entry.state === 'sent') return 'already-sent';
+    if (entry.state === 'failed') return 'failed';
+    if (this.#inFlight.has(n.id)) return 'retry';
+    this.#inFlight.add(n.id);
+    try {
+      let result;
+      try {
+        result = await this.#transport.send(n, this.#from);
+      } catch (error) {
+        const smtp =
+          error instanceof SmtpError
+            ? error
+            : new SmtpError(
+                'THM_SMTP_TRANSIENT',
+                error instanceof Error ? error.message : String(error),
+              );
+        if (smtp.code === 'THM_SMTP_REJECTED') {
+          await this.#store.markFailed(n.id, smtp.message, this.#now());
+          this.#logger.error(
+            { ...log, error: smtp.message },
+            'notification rejected by the SMTP server',
+          );
+          return 'failed';
+        }
+        const delay = retryDelay(entry.attempts, this.#backoff, this.#random());
+        await this.#store.recordAttempt(n.id, smtp.message, this.#now() + delay);
+        this.#logger.warn(
+          { ...log, attempts: entry.attempts + 1, retryInMs: delay, error: smtp.message },
+          'notification not delivered, will retry',
+        );
+        return 'retry';
+      }
+      if (!result.accepted) {
+        // No error but no recipient accepted: the server refused them all.
+        const reason = `no recipient accepted: ${result.response}`;
+        await this.#store.markFailed(n.id, reason, this.#now());
+        this.#logger.error({ ...log, error: reason }, 'notification rejected by the SMTP server');
+        return 'failed';
+      }
+      await this.#store.markSent(n.id, this.#now());
+      this.#logger.info({ ...log, response: result.response }, 'notification sent');
+      return 'sent';
+    } finally {
+      this.#inFlight.delete(n.id);
+    }
+  }
+}

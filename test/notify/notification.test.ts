@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { buildNotification, messageIdDomain, pairEvents } from '../../src/notify/notification.js';
+import { classificationOf, examplePair } from '../../src/notify/render/example.js';
+import type { PairClass } from '../../src/monitor/types.js';
+
+const email = { subject: 'S', text: 'T', html: '<p>H</p>' };
+const base = {
+  networkId: 'acme',
+  kind: 'alert' as const,
+  asOf: '2026-11-21',
+  to: ['ops@acme.example'],
+  email,
+  events: ['new|101|Comcast', 'worse|102|AT&T'],
+  from: 'Traffic Health <alerts@example.com>',
+  now: 1_000,
+};
+
+describe('buildNotification', () => {
+  it('same identity, same id and Message-ID; time and content are not identity', () => {
+    const a = buildNotification(base);
+    const b = buildNotification({
+      ...base,
+      now: 9_999,
+      email: { ...email, text: 'other' },
+      events: [...base.events].reverse(),
+    });
+    expect(a.id).toMatch(/^[0-9a-f]{32}$/);
+    expect(b.id).toBe(a.id);
+    expect(b.messageId).toBe(a.messageId);
+    expect(a.messageId).toBe(`<${a.id}@example.com>`);
+    expect(a.createdAt).toBe(1_000);
+  });
+
+  it.each([
+    ['networkId', { networkId: 'other' }],
+    ['asOf', { asOf: '2026-11-22' }],
+    ['kind', { kind: 'problem' as const }],
+    ['events', { events: ['new|101|Comcast'] }],
+  ])('a different %s is a different notification', (_field, change) => {
+    expect(buildNotification({ ...base, ...change }).id).not.toBe(buildNotification(base).id);
+  });
+
+  it('separators inside event strings cannot make identities collide', () => {
+    const a = buildNotification({ ...base, events: ['a', 'b'] });
+    const b = buildNotification({ ...base, events: ['a","b'] });
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it('the subject header is one line whatever the renderer gave', () => {
+    const n = buildNotification({
+      ...base,
+      email: { ...email, subject: 'x\r\nBcc: y@evil.example' },
+    });
+    expect(n.subject).toBe('x Bcc: y@evil.example');
+  });
+});
+
+describe('messageIdDomain', () => {
+  it.each([
+    ['Traffic Health <alerts@example.com>', 'example.com'],
+    ['alerts@Mail.Example.ORG', 'mail.example.org'],
+    ['no address at all', 'traffic-health.invalid'],
+    ['x <a@bad domain>', 'traffic-health.invalid'],
+  ])('%s -> %s', (from, domain) => {
+    expect(messageIdDomain(from)).toBe(domain);
+  });
+});
+
+describe('pairEvents', () => {
+  const classes: PairClass[] = ['new', 'worse', 'reminder', 'ongoing', 'cleared', 'silenced'];
+  const pairs = classes.map((cls, i) =>
+    examplePair({
+      domainId: i,
+      domainUrl: 'https://x.example',
+      isp: `ISP${i}`,
+      class: cls,
+      firstSeen: '2026-11-21',
+    }),
+  );
+  const classification = classificationOf('2026-11-21', pairs);
+
+  it.each([
+    [true, ['new|0|ISP0', 'worse|1|ISP1', 'reminder|2|ISP2', 'cleared|4|ISP4']],
+    [false, ['new|0|ISP0', 'worse|1|ISP1', 'reminder|2|ISP2']],
+  ])('notifyCleared %s', (notifyCleared, expected) => {
+    expect(pairEvents(classification, notifyCleared)).toEqual(expected);
+  });
+});

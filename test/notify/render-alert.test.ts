@@ -1,0 +1,334 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import type { ClassifiedPair, PairClass } from '../../src/monitor/types.js';
+import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
+import {
+  classificationOf,
+  exampleAlertInput,
+  examplePair,
+} from '../../src/notify/render/example.js';
+import { shellQuote } from '../../src/notify/render/format.js';
+
+const ASOF = '2026-11-21';
+const NETWORK = { id: 'acme', name: 'Acme Network' };
+
+function pair(
+  domainId: number,
+  isp: string,
+  cls: PairClass,
+  extra: Partial<Parameters<typeof examplePair>[0]> = {},
+): ClassifiedPair {
+  return examplePair({
+    domainId,
+    domainUrl: `https://d${domainId}.example.com`,
+    isp,
+    class: cls,
+    firstSeen: ASOF,
+    clicks: [100, 500, 480, 470],
+    ...extra,
+  });
+}
+
+function input(
+  pairs: ClassifiedPair[],
+  extra: Partial<AlertEmailInput> = {},
+  headline: number[] = [],
+): AlertEmailInput {
+  return {
+    network: NETWORK,
+    asOf: ASOF,
+    classification: classificationOf(ASOF, pairs, headline),
+    notifyCleared: true,
+    ...extra,
+  };
+}
+
+function render(
+  pairs: ClassifiedPair[],
+  extra: Partial<AlertEmailInput> = {},
+  headline: number[] = [],
+) {
+  const email = renderAlertEmail(input(pairs, extra, headline));
+  if (!email) throw new Error('expected an e-mail');
+  return email;
+}
+
+function many(cls: PairClass, count: number, domainId = 1): ClassifiedPair[] {
+  return Array.from({ length: count }, (_, i) => pair(domainId, `ISP ${cls} ${i}`, cls));
+}
+
+describe('renderAlertEmail: when there is nothing to e-mail', () => {
+  it.each([
+    ['no pairs at all', [], true],
+    ['only ongoing and silenced', [...many('ongoing', 3), ...many('silenced', 2)], true],
+    ['only cleared, notifyCleared off', many('cleared', 2), false],
+  ] as const)('%s: undefined', (_name, pairs, notifyCleared) => {
+    expect(renderAlertEmail(input([...pairs], { notifyCleared }))).toBeUndefined();
+  });
+
+  it('only cleared with notifyCleared on: an e-mail', () => {
+    expect(render(many('cleared', 2)).subject).toBe(
+      '[Traffic Health] Acme Network: 2 cleared (2026-11-21)',
+    );
+  });
+});
+
+describe('renderAlertEmail: subject', () => {
+  it.each([
+    [{ new: 3, worse: 1, cleared: 2 }, true, '3 new, 1 worse, 2 cleared'],
+    [{ new: 1 }, true, '1 new'],
+    [{ reminder: 1 }, true, '1 reminder'],
+    [{ reminder: 2, worse: 1 }, true, '1 worse, 2 reminders'],
+    [{ new: 1, cleared: 4 }, false, '1 new'],
+    [{ new: 2, ongoing: 5, silenced: 3 }, true, '2 new'],
+    [{ new: 1200 }, true, '1,200 new'],
+  ] as Array<[Partial<Record<PairClass, number>>, boolean, string]>)(
+    '%j (notifyCleared %s): "%s"',
+    (counts, notifyCleared, expected) => {
+      const pairs = Object.entries(counts).flatMap(([cls, n]) => many(cls as PairClass, n));
+      expect(render(pairs, { notifyCleared }).subject).toBe(
+        `[Traffic Health] Acme Network: ${expected} (2026-11-21)`,
+      );
+    },
+  );
+
+  it('a hostile network name stays one line and is cut', () => {
+    const email = render(many('new', 1), {
+      network: { id: 'acme', name: `Acme\r\nBcc: victim@evil.example\r\n${'x'.repeat(500)}` },
+    });
+    expect(email.subject).not.toMatch(/[\r\n]/);
+    expect(email.subject.length).toBeLessThanOrEqual(200);
+    expect(email.subject).toMatch(
+      /^\[Traffic Health\] Acme Bcc: victim@evil\.example x+…: 1 new \(2026-11-21\)$/,
+    );
+  });
+});
+
+describe('renderAlertEmail: grouping, order and the domain reading', () => {
+  const pairs = [
+    // domain 2: one ISP, losing 900 clicks
+    pair(2, 'Lonely ISP', 'new', { clicks: [100, 1000, 990, 980] }),
+    // domain 1: three ISPs, headline, losing 3 x 400
+    pair(1, 'Alpha', 'new', { clicks: [100, 500, 480, 470] }),
+    pair(1, 'Beta', 'worse', { clicks: [20, 450, 480, 470] }),
+    pair(1, 'Gamma', 'ongoing', { clicks: [100, 500, 480, 470] }),
+    // domain 3: two ISPs, losing 2 x 50
+    pair(3, 'Small A', 'reminder', { clicks: [200, 250, 260, 255] }),
+    pair(3, 'Small B', 'new', { clicks: [200, 250, 260, 255] }),
+  ];
+  const email = render(pairs, {}, [1]);
+
+  it('domains worst first by clicks lost', () => {
+    const order = [...email.text.matchAll(/^== (\S+) \(domain (\d+)\) ==$/gm)].map((m) =>
+      Number(m[2]),
+    );
+    expect(order).toEqual([1, 2, 3]);
+  });
+
+  it('pairs of a domain: critical first, then by clicks lost', () => {
+    const section = email.text.split('== https://d1.example.com')[1] ?? '';
+    expect(section.indexOf('Beta')).toBeLessThan(section.indexOf('Alpha'));
+    expect(section).not.toContain('- Gamma'); // ongoing: counted, not listed
+    expect(section).toContain(
+      '1 more ISP of this domain is declining too, already reported (ongoing) or silenced.',
+    );
+  });
+
+  it('the headline domain is called blocked, the single ISP called filtering', () => {
+    expect(email.text).toContain('!! 1 domain looks blocked: https://d1.example.com.');
+    expect(email.text).toMatch(
+      /LOOKS BLOCKED\. This domain looks blocked: 3 ISPs are declining on it together/,
+    );
+    expect(email.text).toContain(
+      'Only one ISP (Lonely ISP) is declining on this domain: that looks like that ISP filtering',
+    );
+    expect(email.text).toContain(
+      '2 ISPs are declining on this domain, not enough together to call the domain blocked',
+    );
+    expect(email.html).toContain('Looks blocked: 3 ISPs together');
+  });
+
+  it('per pair: severity, class, the four days with percent change, conversions, revenue, first seen', () => {
+    expect(email.text).toContain('  - Beta [CRITICAL, worse] first seen 2026-11-21');
+    expect(email.text).toContain(
+      'clicks yesterday 20 | 7d back 450 (-96%) | 14d back 480 (-96%) | 30d back 470 (-96%)',
+    );
+    expect(email.text).toMatch(/conversions 0 vs 0 \(n\/a\) \| revenue 0\.00 vs 0\.00 \(n\/a\)/);
+  });
+
+  it('the silence line: whole domain for a blocked one, the top ISP otherwise', () => {
+    expect(email.text).toContain(
+      "thm silence add --network acme --domain 1 --for 7d --reason '...'",
+    );
+    expect(email.text).toContain(
+      "thm silence add --network acme --domain 2 --isp 'Lonely ISP' --for 7d --reason '...'",
+    );
+  });
+
+  it('counts of ongoing and silenced pairs', () => {
+    const withSilenced = render(
+      [...pairs, ...many('silenced', 4, 9), ...many('ongoing', 2, 8)],
+      {},
+      [1],
+    );
+    expect(withSilenced.text).toContain('Ongoing: 3 pairs still active and already reported');
+    expect(withSilenced.text).toContain('Silenced: 4 pairs matching a silence');
+    expect(withSilenced.text).toContain('Not repeated here: 3 ongoing, 4 silenced.');
+  });
+});
+
+describe('renderAlertEmail: cleared pairs', () => {
+  it('says "may still be depressed" for the flagged ones, and never "recovered" as a claim', () => {
+    const email = render([
+      pair(1, 'Healed', 'cleared', { mayStillBeDepressed: false }),
+      pair(1, 'StillLow', 'cleared', { mayStillBeDepressed: true }),
+    ]);
+    expect(email.text).toContain('1 pair may still be depressed, not healed');
+    expect(email.text).toMatch(/StillLow: cleared, .*MAY STILL BE DEPRESSED/);
+    expect(email.text).toMatch(/Healed: cleared, first seen 2026-11-21, last drop -80%\.$/m);
+    // Flagged ones first.
+    expect(email.text.indexOf('StillLow')).toBeLessThan(email.text.indexOf('Healed'));
+    expect(email.text.replace('"Cleared" does not mean "recovered"', '')).not.toMatch(/recovered/i);
+    expect(email.html).toContain('MAY STILL BE DEPRESSED');
+  });
+
+  it('no caveat when none is flagged', () => {
+    const email = render([pair(1, 'Healed', 'cleared', { mayStillBeDepressed: false })]);
+    expect(email.text).not.toContain('may still be depressed');
+  });
+});
+
+describe('renderAlertEmail: hostile and unusual API strings', () => {
+  const hostile = [
+    pair(1, '<script>alert(1)</script>', 'new'),
+    pair(2, 'Evil\r\nBcc: victim@evil.example', 'new', {}),
+    pair(3, 'Telefónica', 'new'),
+    pair(4, '中国电信', 'new'),
+    pair(5, 'Z'.repeat(5000), 'new'),
+    pair(6, `O'Reilly "Net" & Co`, 'new'),
+  ];
+  hostile.push(
+    examplePair({
+      domainId: 7,
+      domainUrl: 'javascript:alert(document.cookie)',
+      isp: 'X',
+      class: 'new',
+      firstSeen: ASOF,
+      clicks: [1, 100, 100, 100],
+    }),
+    examplePair({
+      domainId: 8,
+      domainUrl: 'https://ok.example.com/"><img src=x onerror=alert(1)>',
+      isp: 'Y',
+      class: 'new',
+      firstSeen: ASOF,
+      clicks: [1, 100, 100, 100],
+    }),
+  );
+  const email = render(hostile);
+
+  it('escapes everything in the HTML', () => {
+    expect(email.html).not.toContain('<script>');
+    expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(email.html).not.toMatch(/<img/i);
+    expect(email.html).toContain('O&#39;Reilly &quot;Net&quot; &amp; Co');
+  });
+
+  it('links only http(s) URLs', () => {
+    expect(email.html).not.toMatch(/href="javascript/i);
+    expect(email.html).toContain('javascript:alert(document.cookie)'); // shown as text
+    expect(email.html).toContain('href="https://d1.example.com/"');
+    // The quote-breaking URL is linked (it is http) but percent-encoded and escaped.
+    expect(email.html).not.toContain('"><img');
+  });
+
+  it('keeps names on one line and cuts very long ones', () => {
+    expect(email.text).toContain('  - Evil Bcc: victim@evil.example [CRITICAL, new]');
+    expect(email.text).not.toMatch(/^Bcc:/m);
+    expect(email.text).toContain(`${'Z'.repeat(79)}…`);
+    expect(email.text).not.toContain('Z'.repeat(121));
+    // The silence line for a very long ISP uses a prefix glob that still matches it.
+    expect(email.text).toContain(`--isp '${'Z'.repeat(100)}*'`);
+    expect(email.html).not.toContain('Z'.repeat(121));
+  });
+
+  it('renders non-ASCII names as they are', () => {
+    for (const part of [email.text, email.html]) {
+      expect(part).toContain('Telefónica');
+      expect(part).toContain('中国电信');
+    }
+  });
+});
+
+describe('renderAlertEmail: a bounded e-mail for huge runs', () => {
+  it('lists at most maxPairsListed declining pairs and summarises the rest', () => {
+    const pairs: ClassifiedPair[] = [];
+    for (let d = 0; d < 100; d++) pairs.push(...many('new', 100, d)); // 10,000 pairs
+    pairs.push(...many('cleared', 500, 999));
+    const email = render(pairs, {
+      maxPairsListed: 200,
+      maxPairsPerDomain: 25,
+      maxDomainsInOverview: 30,
+    });
+    expect(email.subject).toBe(
+      '[Traffic Health] Acme Network: 10,000 new, 500 cleared (2026-11-21)',
+    );
+    expect(email.text.match(/^ {2}- ISP new/gm)?.length).toBe(200);
+    expect(email.text.match(/cleared, first seen/g)?.length).toBe(100);
+    expect(email.text).toContain('and 75 more ISPs declining on this domain, not listed.');
+    expect(email.text).toContain('and 9,200 more declining pairs on 92 more domains, not listed');
+    expect(email.text).toContain('and 400 more cleared pairs, not listed.');
+    expect(email.text).toContain('and 70 more domains'); // overview capped at 30
+    expect(email.html.length).toBeLessThan(250_000);
+  });
+
+  it("with the defaults, the HTML stays under Gmail's clipping size (~102 KB)", () => {
+    const pairs: ClassifiedPair[] = [];
+    for (let d = 0; d < 100; d++) pairs.push(...many('new', 100, d));
+    pairs.push(...many('cleared', 500, 999));
+    const email = render(pairs);
+    expect(email.text.match(/^ {2}- ISP new/gm)?.length).toBe(80);
+    expect(email.text.match(/cleared, first seen/g)?.length).toBe(40);
+    expect(Buffer.byteLength(email.html)).toBeLessThan(95_000);
+  });
+});
+
+describe('renderAlertEmail: the example (docs/alert-email.png)', () => {
+  const email = renderAlertEmail(exampleAlertInput());
+
+  it('is a full digest: headline, classes, caveat, counts, invoice, silence line', () => {
+    expect(email?.subject).toBe(
+      '[Traffic Health] Acme Network: 6 new, 1 worse, 1 reminder, 2 cleared (2026-11-21)',
+    );
+    const text = email?.text ?? '';
+    for (const expected of [
+      '1 domain looks blocked: https://trk.acme-offers.com',
+      'may still be depressed',
+      'Ongoing: 2 pairs',
+      'Silenced: 1 pair',
+      'Invoices: 14 (+2 since the previous snapshot)',
+      'Balance: 18,240.50 (+1,530.25 since the previous snapshot)',
+      "thm silence add --network acme --domain 101 --isp 'Comcast Cable' --for 7d --reason '...'",
+    ]) {
+      expect(text).toContain(expected);
+    }
+    expect(email?.html).toMatch(/^<!DOCTYPE html>/);
+    expect(email?.html).not.toMatch(/<link|<script|src="http|url\(/i); // no external assets
+  });
+});
+
+describe('shellQuote: the silence line pastes into a shell exactly', () => {
+  it.each([
+    'Comcast',
+    "O'Reilly Net",
+    'a "b" $HOME `id` \\ !x',
+    'Evil\r\nBcc: x',
+    'Telefónica 中国电信',
+    '*',
+  ])('%j round-trips through bash', (value) => {
+    const result = spawnSync('bash', ['-c', `printf '%s' ${shellQuote(value)}`], {
+      encoding: 'utf8',
+    });
+    expect(result.stdout).toBe(value);
+  });
+});
