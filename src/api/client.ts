@@ -340,7 +340,7 @@ async function readCapped(
 ): Promise<ReadResult> {
   const declared = Number(headers['content-length']);
   if (!keepPrefix && Number.isFinite(declared) && declared > cap) {
-    body.destroy();
+    cancel(body);
     return { text: undefined, bytes: declared };
   }
   const chunks: Buffer[] = [];
@@ -348,7 +348,7 @@ async function readCapped(
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       if (bytes + chunk.length > cap) {
-        body.destroy();
+        cancel(body);
         if (!keepPrefix) return { text: undefined, bytes: bytes + chunk.length };
         chunks.push(chunk.subarray(0, cap - bytes));
         bytes = cap;
@@ -358,11 +358,17 @@ async function readCapped(
       chunks.push(chunk);
     }
   } catch (error) {
-    body.destroy();
+    cancel(body);
     throw error;
   }
   const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
   return { text: buffer.toString('utf8'), bytes };
+}
+
+/** Destroys a body we stop reading; undici then reports an abort, which nobody needs to hear. */
+function cancel(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function queryString(query: RequestOptions<unknown>['query']): string {

@@ -7,13 +7,14 @@ import type { Scenario } from './scenario.js';
  * demo: the story `thm demo` steps through, as-of dates 2026-11-14 to 2026-11-21 (traffic days
  * one earlier). "Acme Network" (premium) has realistic traffic on four tracking domains x ten
  * ISPs with weekly seasonality and Poisson noise, and these events (drops are of clicks):
- *   - domain 101 x Comcast: 35% from 11-14 (warning on as-of 11-15), 62% from 11-15 (critical:
- *     worse on 11-16), back to normal from 11-19 (quiet on 11-20 and 11-21: cleared).
+ *   - domain 101 x Comcast: 35% from 11-14 (new, warning, on as-of 11-15), 62% from 11-15
+ *     (worse: critical on 11-16), normal from 11-19 (quiet on 11-20 and 11-21: cleared).
  *   - domain 103 x Verizon: about 30% from 11-14 to 11-16 (warning 11-15 to 11-17), normal from
- *     11-17 (cleared on 11-19).
+ *     11-17 (quiet 11-18 and 11-19: cleared on 11-19).
  *   - domain 102, every ISP: blocked (82-90%) from 11-16 on (a blocked domain from 11-17).
- *   - domain 104 x T-Mobile: 45% from 11-18, deepening to 55% (new on 11-19, worse on 11-21).
- *   - everything else: noise, which the API lists now and then but stays under the thresholds.
+ *   - domain 104 x T-Mobile: 38-40% from 11-18, 62% from 11-20 (new on 11-19, worse on 11-21).
+ *   - everything else: noise, which the API lists now and then but stays under the default
+ *     thresholds (the seed is one for which it does; test/sandbox pins the whole story).
  * "Globex Partners" has no premium (isptrends answers the premium error); both have invoice
  * summaries that change every day, and acme has 120 marketplace connections for paging.
  *
@@ -39,13 +40,13 @@ const DEMO_ISPS = [
   { name: 'CenturyLink', share: 0.05 },
   { name: 'Frontier', share: 0.03 },
   { name: 'Optimum', share: 0.03 },
-  { name: 'Windstream', share: 0.015 },
+  { name: 'Windstream', share: 0.02 },
 ];
 
 export function demoScenario(): Scenario {
   return {
     name: 'demo',
-    seed: 20261114,
+    seed: 7,
     startDay: DEMO_FIRST_DAY,
     networks: [
       {
@@ -57,10 +58,10 @@ export function demoScenario(): Scenario {
         generator: {
           type: 'realistic',
           domains: [
-            { id: 101, url: 'https://trk.acme-offers.com', clicks: 9_000 },
-            { id: 102, url: 'https://go.acmeclicks.net', clicks: 6_000 },
-            { id: 103, url: 'https://links.acme-deals.io', clicks: 7_000 },
-            { id: 104, url: 'https://t.acmepromo.com', clicks: 2_500 },
+            { id: 101, url: 'https://trk.acme-offers.com', clicks: 27_000 },
+            { id: 102, url: 'https://go.acmeclicks.net', clicks: 18_000 },
+            { id: 103, url: 'https://links.acme-deals.io', clicks: 21_000 },
+            { id: 104, url: 'https://t.acmepromo.com', clicks: 9_000 },
           ],
           isps: DEMO_ISPS,
           declines: [
@@ -70,9 +71,9 @@ export function demoScenario(): Scenario {
               start: '2026-11-14',
               profile: [35, 62, 64, 66, 63, 0],
             },
-            { domain: 103, isps: ['Verizon'], start: '2026-11-14', profile: [29, 31, 33, 0] },
+            { domain: 103, isps: ['Verizon'], start: '2026-11-14', profile: [30, 32, 33, 0] },
             { domain: 102, start: '2026-11-16', profile: [82, 88, 90] },
-            { domain: 104, isps: ['T-Mobile'], start: '2026-11-18', profile: [45, 48, 58] },
+            { domain: 104, isps: ['T-Mobile'], start: '2026-11-18', profile: [38, 40, 62] },
           ],
         },
       },

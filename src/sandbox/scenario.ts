@@ -109,6 +109,9 @@ export type DayEntry = ShorthandEntry | Record<string, unknown>;
 export function isFullEntry(entry: unknown): entry is Record<string, unknown> {
   return typeof entry === 'object' && entry !== null && 'network_tracking_domain_id' in entry;
 }
+export function isShorthandEntry(entry: DayEntry): entry is ShorthandEntry {
+  return !isFullEntry(entry);
+}
 /* Parsing is idempotent (a parsed scenario parses to itself), so startSandbox takes either. */
 const dayEntrySchema = z.unknown().transform((value, ctx): DayEntry => {
   if (isFullEntry(value)) return value;

@@ -2,7 +2,7 @@ import { COMPARISONS, PERIODS } from '../api/schemas.js';
 import { addDays, daysBetween, weekday } from './dates.js';
 import { binomial, hash32, poisson, rngFor } from './random.js';
 import {
-  isFullEntry,
+  isShorthandEntry,
   type DayEntry,
   type RealisticGenerator,
   type SandboxNetwork,
@@ -73,7 +73,7 @@ export function defaultDomainUrl(domainId: number): string {
 /** An explicit day's entries: shorthand expanded, full entries as written. */
 export function explicitEntries(networkId: number, entries: DayEntry[]): Record<string, unknown>[] {
   return entries.map((entry) => {
-    if (isFullEntry(entry)) return entry;
+    if (!isShorthandEntry(entry)) return entry;
     const clicks = entry.clicks;
     const conversions = entry.conversions ?? (clicks.map((c) => Math.round(c * 0.025)) as FourDays);
     const revenue = entry.revenue ?? (conversions.map((c) => c * 4.5) as FourDays);

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ispTrendSchema, ispTrendsResponseSchema } from '../../src/api/schemas.js';
+import {
+  ResponseValidationError,
+  compileObjectCheck,
+  formatPath,
+  ispTrendFastPath,
+  parseIspTrendsResponse,
+  parseWithSchema,
+} from '../../src/api/validate.js';
+import { buildEntry } from '../../src/sandbox/trends.js';
+import { z } from 'zod';
+
+const valid = () =>
+  buildEntry(7, {
+    domainId: 12,
+    url: 'https://trk12.example.com',
+    isp: 'Comcast',
+    clicks: [100, 400, 390, 410],
+    conversions: [2, 10, 9, 11],
+    revenue: [9, 45, 40.5, 49.5],
+  });
+
+/** What zod says about a whole response, in the same format (the reference). */
+function zodVerdict(body: unknown): string {
+  try {
+    parseWithSchema(ispTrendsResponseSchema, body);
+    return 'ok';
+  } catch (error) {
+    return (error as Error).message.replace(/ \(and \d+ more issue\(s\)\)$/, '');
+  }
+}
+
+function fastVerdict(body: unknown): string {
+  try {
+    parseIspTrendsResponse(body);
+    return 'ok';
+  } catch (error) {
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    return (error as Error).message.replace(/ \(\d+ invalid entries in all\)$/, '');
+  }
+}
+
+const MUTATIONS: unknown[] = [undefined, null, 'x', '12', 1.5, -1, 0, 2 ** 53, true, {}, [], 1e300];
+
+describe('the fast ISP trend validator', () => {
+  it('is in use for ispTrendSchema (a schema change that disables it must be noticed)', () => {
+    expect(ispTrendFastPath).toBe(true);
+  });
+
+  it('accepts a valid entry, extra fields included, without copying', () => {
+    const body = { entries: [valid(), { ...valid(), new_field: 1 }], extra: true };
+    expect(parseIspTrendsResponse(body)).toBe(body);
+    expect(zodVerdict(body)).toBe('ok');
+  });
+
+  it('agrees with zod on every field of the schema for every kind of wrong value', () => {
+    const fields = Object.keys(ispTrendSchema.shape);
+    expect(fields.length).toBeGreaterThan(30);
+    let refused = 0;
+    for (const field of [...fields, 'relationship.url']) {
+      for (const value of MUTATIONS) {
+        const entry: Record<string, unknown> = valid();
+        if (field === 'relationship.url') entry.relationship = { url: value };
+        else entry[field] = value;
+        if (value === undefined && field !== 'relationship.url') delete entry[field];
+        const body = { entries: [valid(), valid(), entry] };
+        const fast = fastVerdict(body);
+        expect(fast, `${field} = ${String(value)}`).toBe(zodVerdict(body));
+        if (fast !== 'ok') refused += 1;
+      }
+    }
+    expect(refused).toBeGreaterThan(200);
+  });
+
+  it('names the field path and the entry index, and counts the bad entries', () => {
+    const entries = Array.from({ length: 20 }, valid);
+    (entries[17] as Record<string, unknown>).yesterday_total_clicks = '12';
+    (entries[19] as Record<string, unknown>).isp = 5;
+    expect(() => parseIspTrendsResponse({ entries })).toThrow(
+      'entries[17].yesterday_total_clicks: expected number, received string (2 invalid entries in all)',
+    );
+  });
+
+  it('reports a bad envelope the same way', () => {
+    expect(() => parseIspTrendsResponse({ entries: 'none' })).toThrow(
+      'entries: expected array, received string',
+    );
+    expect(() => parseIspTrendsResponse([])).toThrow('expected object, received array');
+    expect(() => parseIspTrendsResponse({ entries: [null] })).toThrow(
+      'entries[0]: expected object, received null',
+    );
+  });
+
+  it('falls back to zod for schemas it cannot compile', () => {
+    expect(compileObjectCheck(z.object({ when: z.date() }))).toBeUndefined();
+    expect(compileObjectCheck(z.strictObject({ a: z.string() }))).toBeUndefined();
+    expect(compileObjectCheck(z.looseObject({ a: z.string(), n: z.number().int() }))).toBeDefined();
+  });
+
+  it('formats paths', () => {
+    expect(formatPath(['entries', 3, 'relationship', 'url'])).toBe('entries[3].relationship.url');
+    expect(formatPath([])).toBe('');
+  });
+});
