@@ -22,7 +22,9 @@ logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
 const logger = createLogger({ destination: logStream, level: 'debug' });
 
 function client(
-  overrides: Partial<ApiClientOptions> & { http?: Partial<ApiClientOptions['http']> } = {},
+  overrides: Omit<Partial<ApiClientOptions>, 'http'> & {
+    http?: Partial<ApiClientOptions['http']>;
+  } = {},
 ) {
   const { http, ...rest } = overrides;
   const c = createApiClient({
