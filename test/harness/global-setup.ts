@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { redisServerAvailable } from './redis.js';
+import { redisServerAvailable } from '../../src/demo/private-redis.js';
 
 /**
  * Runs once before the suite: the CLI tests run the real binary, which runs dist/. Type errors
@@ -8,8 +8,13 @@ import { redisServerAvailable } from './redis.js';
  */
 export default function setup(): void {
   if (!redisServerAvailable()) {
-    throw new Error('redis-server is not installed: the tests start their own. Debian: apt-get install -y redis-server');
+    throw new Error(
+      'redis-server is not installed: the tests start their own. Debian: apt-get install -y redis-server',
+    );
   }
   const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
-  if (build.status !== 0) process.stderr.write(`warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`);
+  if (build.status !== 0)
+    process.stderr.write(
+      `warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`,
+    );
 }

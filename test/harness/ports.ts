@@ -1,18 +1,4 @@
-import net from 'node:net';
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/demo/private-redis.js';
 
 export async function waitFor<T>(
   probe: () => Promise<T | undefined> | T | undefined,

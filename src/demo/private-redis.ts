@@ -1,0 +1,142 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+
+/**
+ * A private `redis-server` on a free loopback port, its data in a temp dir: for the demo when
+ * no Redis answers, and for every test file (which can stop and start it for fault tests; AOF
+ * keeps the data across a restart, as a production Redis with persistence does).
+ */
+export interface PrivateRedis {
+  port: number;
+  url: string;
+  /** Stop the server (SIGTERM; SIGKILL with { kill: true }). */
+  stop(options?: { kill?: boolean }): Promise<void>;
+  /** Start it again on the same port with the same data. */
+  start(): Promise<void>;
+  /** Stop it and delete its data. */
+  shutdown(): Promise<void>;
+}
+
+export function redisServerAvailable(): boolean {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPrivateRedis(
+  options: { persist?: boolean } = {},
+): Promise<PrivateRedis> {
+  if (!redisServerAvailable()) {
+    throw new Error('redis-server is not installed (Debian: apt-get install -y redis-server)');
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-redis-'));
+  let child: ChildProcess | undefined;
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.persist ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
+
+  const start = async (): Promise<void> => {
+    const proc = spawn('redis-server', args, { stdio: 'ignore' });
+    child = proc;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
+      if (await answers(port)) return;
+      if (Date.now() > deadline)
+        throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  const stop = async ({ kill = false } = {}): Promise<void> => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill(kill ? 'SIGKILL' : 'SIGTERM');
+    await exited;
+    child = undefined;
+  };
+
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    start,
+    async shutdown() {
+      await stop({ kill: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether a Redis answers on this port and has finished loading its data. */
+async function answers(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const probe = new Redis(port, host, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.info('persistence')).includes('loading:0');
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Whether the Redis at `url` answers a PING within a second. */
+export async function redisAnswers(url: string): Promise<boolean> {
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
