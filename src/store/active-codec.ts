@@ -1,0 +1,95 @@
+import { ThmError } from '../errors.js';
+import { dayNumber, isoDateOfDay } from '../monitor/dates.js';
+import { pairKey } from '../monitor/pair-key.js';
+import type { ActivePair } from '../monitor/types.js';
+
+/**
+ * The active pairs of one network as ONE string (one hash field), so that a run reads and
+ * writes its whole history in one command however many pairs there are (target P2), and each
+ * pair costs only its own bytes (target P4).
+ *
+ * Format (JSON, version 1): {"v":1,"d":[[domainId,"domainUrl",[...pairs]],...]} where a
+ * domain's URL is stored once and its pairs are flattened, STRIDE values each:
+ *   isp, firstSeen, lastSeen, lastNotified (day numbers), severity (1 critical, 0 warning),
+ *   quietRuns, baseline, yesterday, dropPercent (2 decimals), quietAsOf (day number, 0: none)
+ * JSON because the ISP string is arbitrary text and JSON.parse/stringify are native and fast.
+ */
+const VERSION = 1;
+const STRIDE = 10;
+
+type Flat = (string | number)[];
+
+export function encodeActive(pairs: Iterable<ActivePair>): string {
+  const domains = new Map<number, [number, string, Flat]>();
+  for (const p of pairs) {
+    let domain = domains.get(p.domainId);
+    if (domain === undefined) {
+      domain = [p.domainId, p.domainUrl, []];
+      domains.set(p.domainId, domain);
+    }
+    domain[2].push(
+      p.isp,
+      dayNumber(p.firstSeen),
+      dayNumber(p.lastSeen),
+      dayNumber(p.lastNotified),
+      p.notifiedSeverity === 'critical' ? 1 : 0,
+      p.quietRuns,
+      p.baseline,
+      p.yesterday,
+      Math.round(p.dropPercent * 100) / 100,
+      p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf),
+    );
+  }
+  return JSON.stringify({ v: VERSION, d: [...domains.values()] });
+}
+
+function corrupt(detail: string): ThmError {
+  return new ThmError('THM_STORE', `stored active pairs are unreadable (${detail})`);
+}
+
+export function decodeActive(blob: string | null | undefined): Map<string, ActivePair> {
+  const active = new Map<string, ActivePair>();
+  if (blob === null || blob === undefined || blob === '') return active;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(blob);
+  } catch {
+    throw corrupt('not JSON');
+  }
+  const doc = parsed as { v?: unknown; d?: unknown };
+  if (doc === null || typeof doc !== 'object' || doc.v !== VERSION || !Array.isArray(doc.d)) {
+    throw corrupt('unknown version');
+  }
+  for (const domain of doc.d as unknown[]) {
+    if (!Array.isArray(domain) || domain.length !== 3) throw corrupt('bad domain');
+    const [domainId, domainUrl, flat] = domain as [unknown, unknown, unknown];
+    if (typeof domainId !== 'number' || typeof domainUrl !== 'string' || !Array.isArray(flat)) {
+      throw corrupt('bad domain');
+    }
+    if (flat.length % STRIDE !== 0) throw corrupt('bad pair list');
+    for (let i = 0; i < flat.length; i += STRIDE) {
+      const isp = flat[i];
+      if (typeof isp !== 'string') throw corrupt('bad ISP');
+      for (let j = 1; j < STRIDE; j++) {
+        if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
+      }
+      const quietDay = flat[i + 9] as number;
+      const pair: ActivePair = {
+        domainId,
+        isp,
+        domainUrl,
+        firstSeen: isoDateOfDay(flat[i + 1] as number),
+        lastSeen: isoDateOfDay(flat[i + 2] as number),
+        lastNotified: isoDateOfDay(flat[i + 3] as number),
+        notifiedSeverity: flat[i + 4] === 1 ? 'critical' : 'warning',
+        quietRuns: flat[i + 5] as number,
+        baseline: flat[i + 6] as number,
+        yesterday: flat[i + 7] as number,
+        dropPercent: flat[i + 8] as number,
+      };
+      if (quietDay !== 0) pair.quietAsOf = isoDateOfDay(quietDay);
+      active.set(pairKey(domainId, isp), pair);
+    }
+  }
+  return active;
+}

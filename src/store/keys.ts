@@ -1,0 +1,98 @@
+import type { IsoDate, RunKind } from '../monitor/types.js';
+
+/**
+ * Every Redis key and hash field name of the store, in one place.
+ *
+ * Layout (P = `redis.prefix`):
+ *   P:store:net:<networkId>     hash, ALL state of one network (fields below)
+ *   P:store:inv:<networkId>     list, invoice snapshots, newest first (trimmed to `keep`)
+ *   P:store:networks            set of network ids with state
+ *   P:store:silence-ids         hash silence id -> network id (remove by id)
+ *   P:store:outbox:body         hash notification id -> Notification JSON (immutable)
+ *   P:store:outbox:meta         hash notification id -> delivery state JSON
+ *   P:store:outbox:pending      zset id, score = due time (epoch ms)
+ *   P:store:outbox:sent         zset id, score = sent time
+ *   P:store:outbox:failed       zset id, score = failure time
+ *
+ * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot
+ * of "thm", so the multi-key scripts (a run's commit touches the network hash and the outbox)
+ * are legal. BullMQ uses the same prefix for its queues (P:<queue>:...); "store" is therefore
+ * not a usable queue name.
+ */
+
+export const NETWORK_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export interface StoreKeys {
+  network(networkId: string): string;
+  invoices(networkId: string): string;
+  networks: string;
+  silenceIds: string;
+  outboxBody: string;
+  outboxMeta: string;
+  outboxPending: string;
+  outboxSent: string;
+  outboxFailed: string;
+}
+
+export function storeKeys(prefix: string): StoreKeys {
+  const base = `${prefix}:store`;
+  return {
+    network: (networkId) => `${base}:net:${checkedNetworkId(networkId)}`,
+    invoices: (networkId) => `${base}:inv:${checkedNetworkId(networkId)}`,
+    networks: `${base}:networks`,
+    silenceIds: `${base}:silence-ids`,
+    outboxBody: `${base}:outbox:body`,
+    outboxMeta: `${base}:outbox:meta`,
+    outboxPending: `${base}:outbox:pending`,
+    outboxSent: `${base}:outbox:sent`,
+    outboxFailed: `${base}:outbox:failed`,
+  };
+}
+
+/** Network ids are config slugs; anything else in a key name is a bug, not data. */
+function checkedNetworkId(networkId: string): string {
+  if (!NETWORK_ID.test(networkId)) {
+    throw new RangeError(`not a network id: ${JSON.stringify(networkId)}`);
+  }
+  return networkId;
+}
+
+/** Fields of the network hash. */
+export const FIELD = {
+  /** Optimistic-concurrency revision: +1 per committed run. */
+  rev: 'rev',
+  /** All active pairs, one compact blob (store/active-codec.ts). */
+  active: 'active',
+  /** One JSON line per silence. */
+  silences: 'silences',
+  premium: 'premium',
+  /** The open problem episode (absent: none). */
+  problem: 'problem',
+  /** The latest invoice snapshot (the series is the P:store:inv list). */
+  invoice: 'invoice',
+  /** "<as-of> <field>" per line: dated fields, for retention. */
+  index: 'index',
+} as const;
+
+/** The run record of (kind, as-of). */
+export function runField(kind: RunKind, asOf: IsoDate): string {
+  return `run:${kind}:${asOf}`;
+}
+
+export function isRunField(field: string): boolean {
+  return field.startsWith('run:');
+}
+
+/** Pair events already e-mailed for an as-of date, one JSON string per line. */
+export function sentField(asOf: IsoDate): string {
+  return `sent:${asOf}`;
+}
+
+/** The Redis Cluster hash tag of a key (what decides its slot), or the whole key. */
+export function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  if (open === -1) return key;
+  const close = key.indexOf('}', open + 1);
+  if (close === -1 || close === open + 1) return key;
+  return key.slice(open + 1, close);
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { ThmError } from '../errors.js';
+import { PAIR_CLASSES } from '../monitor/types.js';
+import type {
+  InvoiceSnapshot,
+  PremiumState,
+  ProblemEpisode,
+  RunRecord,
+  Silence,
+} from '../monitor/types.js';
+import type { Notification } from '../notify/types.js';
+
+/**
+ * Schemas of the small records the store keeps as JSON. Redis is a boundary like any other:
+ * what comes back is validated, so a stale or hand-edited value is a clear THM_STORE error
+ * instead of a crash somewhere downstream. Typed against the domain types, so they cannot drift.
+ */
+
+const counts = z.object(
+  Object.fromEntries(PAIR_CLASSES.map((c) => [c, z.number().int()])) as Record<
+    (typeof PAIR_CLASSES)[number],
+    z.ZodNumber
+  >,
+);
+
+export const runRecordSchema: z.ZodType<RunRecord> = z.object({
+  networkId: z.string(),
+  kind: z.enum(['traffic-check', 'invoice-snapshot']),
+  asOf: z.string(),
+  outcome: z.enum(['ok', 'premium-inactive', 'failed']),
+  startedAt: z.number(),
+  finishedAt: z.number(),
+  counts: counts.optional(),
+  pairsListed: z.number().int().optional(),
+  notificationIds: z.array(z.string()),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  runs: z.number().int(),
+});
+
+export const premiumStateSchema: z.ZodType<PremiumState> = z.object({
+  hasPremium: z.boolean(),
+  checkedAt: z.number(),
+  since: z.number(),
+});
+
+export const problemEpisodeSchema: z.ZodType<ProblemEpisode> = z.object({
+  kind: z.enum(['traffic-check', 'invoice-snapshot']),
+  openedAt: z.number(),
+  code: z.string(),
+  message: z.string(),
+});
+
+export const invoiceSnapshotSchema: z.ZodType<InvoiceSnapshot> = z.object({
+  time: z.number(),
+  status: z.string(),
+  total_count: z.number(),
+  balance: z.number(),
+  billed: z.number(),
+  paid: z.number(),
+});
+
+export const silenceSchema: z.ZodType<Silence> = z.object({
+  id: z.string(),
+  networkId: z.string(),
+  domainId: z.number().int().optional(),
+  isp: z.string().optional(),
+  reason: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+export const notificationSchema: z.ZodType<Notification> = z.looseObject({
+  id: z.string(),
+  messageId: z.string(),
+  networkId: z.string(),
+  kind: z.enum(['alert', 'problem', 'restored', 'premium-lost', 'premium-regained', 'invoice']),
+  asOf: z.string(),
+  to: z.array(z.string()),
+  events: z.array(z.string()),
+  createdAt: z.number(),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string(),
+});
+
+/** Delivery state of one outbox entry (absent: pending, never attempted). */
+export const outboxMetaSchema = z.object({
+  state: z.enum(['pending', 'sent', 'failed']),
+  attempts: z.number().int(),
+  lastError: z.string().optional(),
+  sentAt: z.number().optional(),
+  nextAttemptAt: z.number().optional(),
+  failedAt: z.number().optional(),
+});
+export type OutboxMeta = z.infer<typeof outboxMetaSchema>;
+
+/** Parses a stored JSON value; `what` names it in the error. */
+export function parseStored<T>(schema: z.ZodType<T>, raw: string, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ThmError('THM_STORE', `stored ${what} is not JSON`);
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : '(root)';
+    throw new ThmError('THM_STORE', `stored ${what} is invalid at ${where}: ${issue?.message}`);
+  }
+  return result.data;
+}
+
+export function parseOptional<T>(
+  schema: z.ZodType<T>,
+  raw: string | null | undefined,
+  what: string,
+): T | undefined {
+  return raw === null || raw === undefined || raw === ''
+    ? undefined
+    : parseStored(schema, raw, what);
+}

@@ -1,0 +1,493 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ThmError } from '../errors.js';
+import { addDays, isIsoDate } from '../monitor/dates.js';
+import { isSilenceActive } from '../monitor/silences.js';
+import type {
+  ActivePair,
+  InvoiceSnapshot,
+  IsoDate,
+  PremiumState,
+  ProblemEpisode,
+  RunKind,
+  RunRecord,
+  Silence,
+} from '../monitor/types.js';
+import type { Notification, OutboxEntry, OutboxStore } from '../notify/types.js';
+import { decodeActive, encodeActive } from './active-codec.js';
+import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
+import {
+  invoiceSnapshotSchema,
+  notificationSchema,
+  outboxMetaSchema,
+  parseOptional,
+  parseStored,
+  premiumStateSchema,
+  problemEpisodeSchema,
+  runRecordSchema,
+  silenceSchema,
+  type OutboxMeta,
+} from './records.js';
+import {
+  RUN_RETENTION_DAYS,
+  SENT_NOTIFICATION_MAX,
+  SENT_NOTIFICATION_RETENTION_MS,
+} from './retention.js';
+import {
+  addSilenceScript,
+  commitScript,
+  deleteNetworkScript,
+  outboxScript,
+  removeSilenceScript,
+} from './scripts.js';
+
+/** What a run needs to know about its network, read in one command. */
+export interface NetworkState {
+  /** Optimistic-concurrency revision; pass it back as RunEffect.expectedRev. */
+  rev: number;
+  active: Map<string, ActivePair>;
+  /** The network's silences unexpired at `now`. */
+  silences: Silence[];
+  premium?: PremiumState;
+  problem?: ProblemEpisode;
+  /** The existing record for (kind, asOf). */
+  run?: RunRecord;
+  /** Pair events already e-mailed for asOf: "class|pairKey". */
+  sentEvents: Set<string>;
+  latestInvoice?: InvoiceSnapshot;
+}
+
+/**
+ * A run's whole effect, committed in ONE atomic step (all of it or nothing). Nothing is
+ * committed for a failed or invalid fetch, except a failed run record (no history).
+ */
+export interface RunEffect {
+  networkId: string;
+  /** NetworkState.rev as loaded; another commit in between refuses this one ('conflict'). */
+  expectedRev: number;
+  run: RunRecord;
+  /** Replace an existing non-failed record of (kind, asOf) instead of answering 'exists'. */
+  force?: boolean;
+  /**
+   * The history after the run: `upsert` must hold EVERY pair active after the run (as
+   * `Classification.changes` does); the history is rewritten whole from it. Absent: untouched.
+   */
+  history?: { upsert: ActivePair[]; remove: string[] };
+  /** Added to the outbox; an id already there (pending, sent or failed) is not added again. */
+  notifications: Notification[];
+  /** Pair events now e-mailed for run.asOf (added to NetworkState.sentEvents). */
+  sentEvents?: string[];
+  premium?: PremiumState;
+  /** null: close the open episode; undefined: leave as is. */
+  problem?: ProblemEpisode | null;
+  /** Appended to the network's series, which is trimmed to the newest `keep`. */
+  invoiceSnapshot?: { snapshot: InvoiceSnapshot; keep: number };
+}
+
+export type CommitResult =
+  | { committed: true; rev: number }
+  | { committed: false; reason: 'conflict' | 'exists'; run?: RunRecord };
+
+export interface LoadOptions {
+  asOf: IsoDate;
+  kind: RunKind;
+  /** Epoch ms: decides which silences are unexpired. */
+  now: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The monitor's memory in Redis (layout: store/keys.ts). All per-network state lives in one
+ * hash, so a traffic-check costs one HMGET to load and one EVALSHA to commit (8 commands in
+ * all, counting those inside the script, however many pairs), and the active pairs are one
+ * compact blob (store/active-codec.ts).
+ */
+export class RedisStore implements OutboxStore {
+  readonly keys: StoreKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = storeKeys(prefix);
+  }
+
+  // ---------------------------------------------------------------- network state and runs
+
+  async loadNetworkState(networkId: string, options: LoadOptions): Promise<NetworkState> {
+    checkDate(options.asOf);
+    const [rev, active, silences, premium, problem, run, sent, invoice] = await this.call(
+      'load',
+      () =>
+        this.redis.hmget(
+          this.keys.network(networkId),
+          FIELD.rev,
+          FIELD.active,
+          FIELD.silences,
+          FIELD.premium,
+          FIELD.problem,
+          runField(options.kind, options.asOf),
+          sentField(options.asOf),
+          FIELD.invoice,
+        ),
+    );
+    const state: NetworkState = {
+      rev: rev ? Number(rev) : 0,
+      active: decodeActive(active),
+      silences: parseSilences(silences).filter((s) => isSilenceActive(s, options.now)),
+      sentEvents: new Set(parseLines(sent)),
+    };
+    const premiumState = parseOptional(premiumStateSchema, premium, 'premium state');
+    if (premiumState) state.premium = premiumState;
+    const episode = parseOptional(problemEpisodeSchema, problem, 'problem episode');
+    if (episode) state.problem = episode;
+    const record = parseOptional(runRecordSchema, run, 'run record');
+    if (record) state.run = record;
+    const snapshot = parseOptional(invoiceSnapshotSchema, invoice, 'invoice snapshot');
+    if (snapshot) state.latestInvoice = snapshot;
+    return state;
+  }
+
+  async commitRun(effect: RunEffect): Promise<CommitResult> {
+    const { networkId, run } = effect;
+    if (run.networkId !== networkId) {
+      throw new ThmError('THM_STORE', `run record of ${run.networkId} committed to ${networkId}`);
+    }
+    checkDate(run.asOf);
+    if (!Number.isInteger(effect.expectedRev) || effect.expectedRev < 0) {
+      throw new ThmError('THM_STORE', `expectedRev must be a revision, not ${effect.expectedRev}`);
+    }
+    const rField = runField(run.kind, run.asOf);
+    const sField = sentField(run.asOf);
+    const set: string[] = [];
+    if (effect.history) set.push(FIELD.active, encodeActive(effect.history.upsert));
+    if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
+    if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
+    if (effect.invoiceSnapshot) {
+      set.push(FIELD.invoice, JSON.stringify(effect.invoiceSnapshot.snapshot));
+    }
+    const del = effect.problem === null ? [FIELD.problem] : [];
+    const sentAppend = (effect.sentEvents ?? []).map((e) => `${JSON.stringify(e)}\n`).join('');
+    const indexAdd = `${run.asOf} ${rField}\n${sentAppend ? `${run.asOf} ${sField}\n` : ''}`;
+    const notifications = effect.notifications.flatMap((n) => [
+      n.id,
+      JSON.stringify(n),
+      String(n.createdAt),
+    ]);
+    const args: (string | number)[] = [
+      FIELD.rev,
+      FIELD.index,
+      rField,
+      sField,
+      effect.expectedRev,
+      effect.force ? '1' : '0',
+      JSON.stringify(run),
+      sentAppend,
+      addDays(run.asOf, -RUN_RETENTION_DAYS),
+      indexAdd,
+      networkId,
+      set.length / 2,
+      ...set,
+      del.length,
+      ...del,
+      effect.notifications.length,
+      ...notifications,
+      effect.invoiceSnapshot ? JSON.stringify(effect.invoiceSnapshot.snapshot) : '',
+      effect.invoiceSnapshot?.keep ?? 0,
+    ];
+    const reply = (await this.call('commit', () =>
+      commitScript.run(
+        this.redis,
+        [
+          this.keys.network(networkId),
+          this.keys.outboxBody,
+          this.keys.outboxPending,
+          this.keys.invoices(networkId),
+          this.keys.networks,
+        ],
+        args,
+      ),
+    )) as [string, string];
+    const [status, detail] = reply;
+    if (status === 'ok') return { committed: true, rev: Number(detail) };
+    if (status === 'exists') {
+      return {
+        committed: false,
+        reason: 'exists',
+        run: parseStored(runRecordSchema, detail, 'run record'),
+      };
+    }
+    return { committed: false, reason: 'conflict' };
+  }
+
+  async getRun(networkId: string, kind: RunKind, asOf: IsoDate): Promise<RunRecord | undefined> {
+    checkDate(asOf);
+    const raw = await this.call('getRun', () =>
+      this.redis.hget(this.keys.network(networkId), runField(kind, asOf)),
+    );
+    return parseOptional(runRecordSchema, raw, 'run record');
+  }
+
+  /**
+   * Run records, newest first (by as-of date, then start). `days`: only runs that finished
+   * within the last `days` days before `now`. Records are kept RUN_RETENTION_DAYS.
+   */
+  async listRuns(
+    networkId: string,
+    options: { days?: number; limit?: number; now?: number } = {},
+  ): Promise<RunRecord[]> {
+    const key = this.keys.network(networkId);
+    const index = await this.call('listRuns', () => this.redis.hget(key, FIELD.index));
+    const fields = (index ?? '')
+      .split('\n')
+      .map((line) => line.slice(line.indexOf(' ') + 1))
+      .filter(isRunField);
+    if (fields.length === 0) return [];
+    const raws = await this.call('listRuns', () => this.redis.hmget(key, ...fields));
+    const since =
+      options.days === undefined ? -Infinity : (options.now ?? Date.now()) - options.days * DAY_MS;
+    const runs = raws
+      .filter((raw): raw is string => raw !== null)
+      .map((raw) => parseStored(runRecordSchema, raw, 'run record'))
+      .filter((run) => run.finishedAt >= since)
+      .sort((a, b) => (a.asOf === b.asOf ? b.startedAt - a.startedAt : a.asOf < b.asOf ? 1 : -1));
+    return options.limit === undefined ? runs : runs.slice(0, options.limit);
+  }
+
+  async networkIds(): Promise<string[]> {
+    const ids = await this.call('networkIds', () => this.redis.smembers(this.keys.networks));
+    return ids.sort();
+  }
+
+  /** Every key of the network: history, runs, silences, invoices. */
+  async deleteNetworkState(networkId: string): Promise<void> {
+    await this.call('deleteNetworkState', () =>
+      deleteNetworkScript.run(
+        this.redis,
+        [
+          this.keys.network(networkId),
+          this.keys.invoices(networkId),
+          this.keys.networks,
+          this.keys.silenceIds,
+        ],
+        [FIELD.silences, networkId],
+      ),
+    );
+  }
+
+  // ---------------------------------------------------------------- silences
+
+  async addSilence(silence: Omit<Silence, 'id' | 'createdAt'>, now: number): Promise<Silence> {
+    if (!(silence.expiresAt > now)) {
+      throw new ThmError('THM_STORE', 'a silence must expire in the future');
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const stored: Silence = { id: randomBytes(4).toString('hex'), ...silence, createdAt: now };
+      const created = await this.call('addSilence', () =>
+        addSilenceScript.run(
+          this.redis,
+          [this.keys.network(silence.networkId), this.keys.silenceIds, this.keys.networks],
+          [FIELD.silences, stored.id, JSON.stringify(stored), silence.networkId, now],
+        ),
+      );
+      if (created === 1) return stored;
+    }
+    throw new ThmError('THM_STORE', 'could not find a free silence id');
+  }
+
+  /** Unexpired silences, of one network or of all, oldest first. */
+  async listSilences(networkId?: string, now = Date.now()): Promise<Silence[]> {
+    const ids = networkId === undefined ? await this.networkIds() : [networkId];
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(this.keys.network(id), FIELD.silences);
+    const replies = await this.call('listSilences', () => pipeline.exec());
+    const silences: Silence[] = [];
+    for (const [error, raw] of replies ?? []) {
+      if (error) throw storeError('listSilences', error);
+      silences.push(...parseSilences(raw as string | null));
+    }
+    return silences
+      .filter((s) => isSilenceActive(s, now))
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  }
+
+  /** True when an unexpired silence with this id existed and is now gone. */
+  async removeSilence(id: string, now = Date.now()): Promise<boolean> {
+    const networkId = await this.call('removeSilence', () =>
+      this.redis.hget(this.keys.silenceIds, id),
+    );
+    if (networkId === null) return false;
+    const removed = await this.call('removeSilence', () =>
+      removeSilenceScript.run(
+        this.redis,
+        [this.keys.network(networkId), this.keys.silenceIds],
+        [FIELD.silences, id, now],
+      ),
+    );
+    return removed === 1;
+  }
+
+  // ---------------------------------------------------------------- invoices
+
+  async listInvoiceSnapshots(networkId: string, limit: number): Promise<InvoiceSnapshot[]> {
+    if (limit <= 0) return [];
+    const raws = await this.call('listInvoiceSnapshots', () =>
+      this.redis.lrange(this.keys.invoices(networkId), 0, limit - 1),
+    );
+    return raws.map((raw) => parseStored(invoiceSnapshotSchema, raw, 'invoice snapshot'));
+  }
+
+  // ---------------------------------------------------------------- outbox
+
+  /** Pending notifications due at `now`, oldest (earliest due) first. */
+  async pendingNotifications(limit = 100, now = Date.now()): Promise<OutboxEntry[]> {
+    const ids = await this.call('pendingNotifications', () =>
+      this.redis.zrangebyscore(this.keys.outboxPending, '-inf', now, 'LIMIT', 0, limit),
+    );
+    return this.entries(ids, 'pending');
+  }
+
+  async getNotification(id: string): Promise<OutboxEntry | undefined> {
+    const [entry] = await this.entries([id]);
+    return entry;
+  }
+
+  async recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void> {
+    await this.transition('attempt', id, nextAttemptAt, error);
+  }
+
+  async markSent(id: string, at: number): Promise<void> {
+    await this.transition('sent', id, at, '');
+  }
+
+  async markFailed(id: string, error: string, at: number): Promise<void> {
+    await this.transition('failed', id, at, error);
+  }
+
+  /** Back to pending, due at `now`. False when it was not failed. */
+  async retryFailed(id: string, now = Date.now()): Promise<boolean> {
+    return (await this.transition('retry', id, now, '')) === 1;
+  }
+
+  async failedNotifications(): Promise<OutboxEntry[]> {
+    const ids = await this.call('failedNotifications', () =>
+      this.redis.zrange(this.keys.outboxFailed, 0, -1),
+    );
+    return this.entries(ids, 'failed');
+  }
+
+  async outboxCounts(): Promise<{ pending: number; sent: number; failed: number }> {
+    const replies = await this.call('outboxCounts', () =>
+      this.redis
+        .multi()
+        .zcard(this.keys.outboxPending)
+        .zcard(this.keys.outboxSent)
+        .zcard(this.keys.outboxFailed)
+        .exec(),
+    );
+    const [pending, sent, failed] = (replies ?? []).map(([error, n]) => {
+      if (error) throw storeError('outboxCounts', error);
+      return Number(n);
+    });
+    return { pending: pending ?? 0, sent: sent ?? 0, failed: failed ?? 0 };
+  }
+
+  private async transition(
+    op: 'attempt' | 'sent' | 'failed' | 'retry',
+    id: string,
+    at: number,
+    error: string,
+  ): Promise<number> {
+    const k = this.keys;
+    const cutoff = at - SENT_NOTIFICATION_RETENTION_MS;
+    return (await this.call(op, () =>
+      outboxScript.run(
+        this.redis,
+        [k.outboxBody, k.outboxMeta, k.outboxPending, k.outboxSent, k.outboxFailed],
+        [op, id, at, error, cutoff, SENT_NOTIFICATION_MAX],
+      ),
+    )) as number;
+  }
+
+  /** Entries by id, in order; ids gone meanwhile are skipped. */
+  private async entries(ids: string[], only?: OutboxEntry['state']): Promise<OutboxEntry[]> {
+    if (ids.length === 0) return [];
+    const [bodies, metas] = await this.call('outbox', () =>
+      Promise.all([
+        this.redis.hmget(this.keys.outboxBody, ...ids),
+        this.redis.hmget(this.keys.outboxMeta, ...ids),
+      ]),
+    );
+    const result: OutboxEntry[] = [];
+    ids.forEach((_, i) => {
+      const body = bodies[i];
+      if (body === null || body === undefined) return;
+      const meta: OutboxMeta = parseOptional(outboxMetaSchema, metas[i], 'outbox state') ?? {
+        state: 'pending',
+        attempts: 0,
+      };
+      if (only !== undefined && meta.state !== only) return;
+      const entry: OutboxEntry = {
+        notification: parseStored(notificationSchema, body, 'notification'),
+        state: meta.state,
+        attempts: meta.attempts,
+      };
+      if (meta.lastError !== undefined) entry.lastError = meta.lastError;
+      if (meta.sentAt !== undefined) entry.sentAt = meta.sentAt;
+      if (meta.nextAttemptAt !== undefined) entry.nextAttemptAt = meta.nextAttemptAt;
+      if (meta.failedAt !== undefined) entry.failedAt = meta.failedAt;
+      result.push(entry);
+    });
+    return result;
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  private async call<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw storeError(operation, error);
+    }
+  }
+}
+
+function storeError(operation: string, error: unknown): ThmError {
+  if (error instanceof ThmError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  // A reply error (WRONGTYPE, a script's THM_STORE ...) will not go away by retrying; a lost
+  // connection may.
+  const reply = error instanceof Error && error.name === 'ReplyError';
+  return new ThmError('THM_STORE', `redis ${operation}: ${firstLine(message)}`, {
+    retryable: !reply,
+    cause: error,
+  });
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
+}
+
+function checkDate(asOf: string): void {
+  if (!isIsoDate(asOf)) throw new ThmError('THM_STORE', `not a YYYY-MM-DD as-of date: ${asOf}`);
+}
+
+function parseLines(raw: string | null | undefined): string[] {
+  if (!raw) return [];
+  const out: string[] = [];
+  for (const line of raw.split('\n')) {
+    if (line !== '') out.push(JSON.parse(line) as string);
+  }
+  return out;
+}
+
+function parseSilences(raw: string | null | undefined): Silence[] {
+  if (!raw) return [];
+  return raw
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => parseStored(silenceSchema, line, 'silence'));
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { pairKey } from '../../src/monitor/pair-key.js';
+import type { ActivePair } from '../../src/monitor/types.js';
+import { decodeActive, encodeActive } from '../../src/store/active-codec.js';
+
+function pair(over: Partial<ActivePair>): ActivePair {
+  return {
+    domainId: 1,
+    isp: 'x',
+    domainUrl: 'https://d1.example',
+    firstSeen: '2026-02-27',
+    lastSeen: '2026-03-01',
+    lastNotified: '2026-02-28',
+    notifiedSeverity: 'critical',
+    quietRuns: 0,
+    baseline: 1000,
+    yesterday: 10,
+    dropPercent: 99,
+    ...over,
+  };
+}
+
+describe('active pair codec', () => {
+  it('round-trips every field, odd ISP strings included', () => {
+    const pairs = [
+      pair({}),
+      pair({ isp: 'a:b "quoted"\n<script>', notifiedSeverity: 'warning', dropPercent: 25.5 }),
+      pair({
+        isp: 'Ünïcödé 🚀',
+        domainId: 2,
+        domainUrl: 'https://d2.example',
+        quietRuns: 1,
+        quietAsOf: '2026-03-02',
+      }),
+      pair({ isp: '', domainId: -3, domainUrl: '' }),
+    ];
+    const decoded = decodeActive(encodeActive(pairs));
+    expect([...decoded.values()]).toEqual(pairs);
+    expect([...decoded.keys()]).toEqual(pairs.map((p) => pairKey(p.domainId, p.isp)));
+  });
+
+  it('stores a domain URL once, and dropPercent to 2 decimals', () => {
+    const pairs = Array.from({ length: 50 }, (_, i) =>
+      pair({
+        isp: `isp${i}`,
+        domainUrl: 'https://a-long-tracking-domain.example.com',
+        dropPercent: 100 / 3,
+      }),
+    );
+    const blob = encodeActive(pairs);
+    expect(blob.split('a-long-tracking-domain').length - 1).toBe(1);
+    expect(decodeActive(blob).get('1:isp0')?.dropPercent).toBe(33.33);
+  });
+
+  it('empty history', () => {
+    expect(decodeActive(encodeActive([])).size).toBe(0);
+    expect(decodeActive(null).size).toBe(0);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['unknown version', '{"v":2,"d":[]}'],
+    ['bad pair list', '{"v":1,"d":[[1,"u",["x",1]]]}'],
+    ['bad number', '{"v":1,"d":[[1,"u",["x",1,2,3,"4",5,6,7,8,0]]]}'],
+  ])('refuses a corrupt blob (%s) with a THM_STORE error', (_name, blob) => {
+    expect(() => decodeActive(blob)).toThrow(expect.objectContaining({ code: 'THM_STORE' }));
+  });
+});

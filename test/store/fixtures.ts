@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import type { RunRecord } from '../../src/monitor/types.js';
+import type { Notification } from '../../src/notify/types.js';
+
+export function notification(id: string, over: Partial<Notification> = {}): Notification {
+  return {
+    id,
+    messageId: `<${id}@thm.test>`,
+    networkId: 'acme',
+    kind: 'alert',
+    asOf: '2026-03-01',
+    to: ['ops@acme.example'],
+    events: [],
+    createdAt: 1_000,
+    subject: `subject ${id}`,
+    text: 'text',
+    html: '<p>html</p>',
+    ...over,
+  };
+}
+
+export function runRecord(asOf: string, over: Partial<RunRecord> = {}): RunRecord {
+  return {
+    networkId: 'acme',
+    kind: 'traffic-check',
+    asOf,
+    outcome: 'ok',
+    startedAt: 1_000,
+    finishedAt: 2_000,
+    notificationIds: [],
+    runs: 1,
+    ...over,
+  };
+}
+
+/** Total commands the server has run (INFO commandstats), INFO itself excluded. */
+export async function commandCalls(admin: Redis): Promise<number> {
+  const info = await admin.info('commandstats');
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    if (match[1] !== 'info') total += Number(match[2]);
+  }
+  return total;
+}
+
+/** Every key and value under a prefix, for "nothing changed" assertions. */
+export async function dump(redis: Redis, prefix: string): Promise<Record<string, unknown>> {
+  const keys = (await redis.keys(`${prefix}*`)).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const type = await redis.type(key);
+    if (type === 'hash') out[key] = await redis.hgetall(key);
+    else if (type === 'zset') out[key] = await redis.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'list') out[key] = await redis.lrange(key, 0, -1);
+    else if (type === 'set') out[key] = (await redis.smembers(key)).sort();
+    else out[key] = await redis.get(key);
+  }
+  return out;
+}

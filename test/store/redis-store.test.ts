@@ -1,0 +1,621 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyPairs } from '../../src/monitor/classify.js';
+import { addDays } from '../../src/monitor/dates.js';
+import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
+import { FIELD, hashTagOf, runField, sentField } from '../../src/store/keys.js';
+import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
+import { startRedis, type TestRedis } from '../harness/redis.js';
+import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
+import { commandCalls, dump, notification, runRecord } from './fixtures.js';
+
+let server: TestRedis;
+let redis: Redis;
+let prefixCounter = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = server.client();
+  // The restart test makes a real outage; the client reconnects by itself.
+  redis.on('error', () => undefined);
+});
+afterAll(async () => {
+  await server.shutdown();
+});
+
+/** A store under a prefix of its own: tests cannot see each other's data. */
+function freshStore(): { store: RedisStore; prefix: string } {
+  const prefix = `t${++prefixCounter}`;
+  return { store: new RedisStore(redis, prefix), prefix };
+}
+
+const DAY = '2026-03-01';
+const NOW = Date.UTC(2026, 2, 1, 12);
+const load = (store: RedisStore, asOf = DAY, now = NOW) =>
+  store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
+
+function history(n: number, asOf = DAY): ActivePair[] {
+  const result = classifyPairs({
+    asOf,
+    entries: Array.from({ length: n }, (_, i) => entry(1 + (i % 3), `isp ${i}`, WARN)),
+    active: new Map(),
+    settings: SETTINGS,
+    silences: [],
+  });
+  return result.changes.upsert;
+}
+
+function effect(over: Partial<RunEffect> = {}): RunEffect {
+  return {
+    networkId: 'acme',
+    expectedRev: 0,
+    run: runRecord(DAY),
+    notifications: [],
+    ...over,
+  };
+}
+
+describe('RedisStore: network state and runs', () => {
+  it('an unknown network loads empty', async () => {
+    const { store } = freshStore();
+    const state = await load(store);
+    expect(state).toEqual({ rev: 0, active: new Map(), silences: [], sentEvents: new Set() });
+  });
+
+  it('commits a run whole and loads it back', async () => {
+    const { store } = freshStore();
+    const pairs = history(5);
+    const snapshot: InvoiceSnapshot = {
+      time: 1,
+      status: 'unpaid',
+      total_count: 2,
+      balance: 3.5,
+      billed: 4,
+      paid: 0.5,
+    };
+    const result = await store.commitRun(
+      effect({
+        run: runRecord(DAY, { notificationIds: ['n1'] }),
+        history: { upsert: pairs, remove: [] },
+        notifications: [notification('n1')],
+        sentEvents: ['new|1:isp 0', 'new|2:a\nb'],
+        premium: { hasPremium: true, checkedAt: 5, since: 4 },
+        problem: { kind: 'traffic-check', openedAt: 1, code: 'THM_API_AUTH', message: 'm' },
+        invoiceSnapshot: { snapshot, keep: 10 },
+      }),
+    );
+    expect(result).toEqual({ committed: true, rev: 1 });
+    const state = await load(store);
+    expect(state.rev).toBe(1);
+    const byKey = (a: ActivePair, b: ActivePair) =>
+      a.domainId - b.domainId || a.isp.localeCompare(b.isp);
+    expect([...state.active.values()].sort(byKey)).toEqual([...pairs].sort(byKey));
+    expect(state.run).toEqual(runRecord(DAY, { notificationIds: ['n1'] }));
+    expect(state.sentEvents).toEqual(new Set(['new|1:isp 0', 'new|2:a\nb']));
+    expect(state.premium).toEqual({ hasPremium: true, checkedAt: 5, since: 4 });
+    expect(state.problem?.code).toBe('THM_API_AUTH');
+    expect(state.latestInvoice).toEqual(snapshot);
+    expect(await store.listInvoiceSnapshots('acme', 5)).toEqual([snapshot]);
+    expect((await store.getNotification('n1'))?.state).toBe('pending');
+    expect(await store.getRun('acme', 'traffic-check', DAY)).toEqual(state.run);
+    expect(await store.networkIds()).toEqual(['acme']);
+
+    // The next day: another as-of, its own (absent) run record and sent events.
+    const next = await load(store, addDays(DAY, 1));
+    expect(next.run).toBeUndefined();
+    expect(next.sentEvents.size).toBe(0);
+    expect(next.active.size).toBe(5);
+  });
+
+  it('problem null closes the episode; undefined leaves it', async () => {
+    const { store } = freshStore();
+    const problem = { kind: 'traffic-check' as const, openedAt: 1, code: 'X', message: 'm' };
+    await store.commitRun(effect({ run: runRecord(DAY, { outcome: 'failed' }), problem }));
+    await store.commitRun(effect({ expectedRev: 1, run: runRecord(addDays(DAY, 1)) }));
+    expect((await load(store)).problem).toEqual(problem);
+    await store.commitRun(
+      effect({ expectedRev: 2, run: runRecord(addDays(DAY, 2)), problem: null }),
+    );
+    expect((await load(store)).problem).toBeUndefined();
+  });
+
+  it('refuses a commit against a stale revision, and writes nothing', async () => {
+    const { store, prefix } = freshStore();
+    await store.commitRun(effect({ history: { upsert: history(3), remove: [] } }));
+    const before = await dump(redis, prefix);
+    const stale = await store.commitRun(
+      effect({
+        expectedRev: 0,
+        run: runRecord(addDays(DAY, 1)),
+        history: { upsert: [], remove: [] },
+        notifications: [notification('late')],
+      }),
+    );
+    expect(stale).toEqual({ committed: false, reason: 'conflict' });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+
+  it('a second run of (kind, as-of) is refused as exists, with the first record', async () => {
+    const { store, prefix } = freshStore();
+    const first = runRecord(DAY, {
+      counts: { new: 3, worse: 0, reminder: 0, ongoing: 0, cleared: 0, silenced: 0 },
+    });
+    await store.commitRun(effect({ run: first }));
+    const before = await dump(redis, prefix);
+    const again = await store.commitRun(
+      effect({
+        expectedRev: 1,
+        run: runRecord(DAY, { runs: 2 }),
+        notifications: [notification('x')],
+      }),
+    );
+    expect(again).toEqual({ committed: false, reason: 'exists', run: first });
+    expect(await dump(redis, prefix)).toEqual(before);
+    // 'exists' wins over a stale revision: the caller learns the run is done.
+    expect(await store.commitRun(effect({ run: runRecord(DAY) }))).toMatchObject({
+      reason: 'exists',
+    });
+    // Another kind on the same date is another run.
+    const invoiceRun = runRecord(DAY, { kind: 'invoice-snapshot' });
+    expect(await store.commitRun(effect({ expectedRev: 1, run: invoiceRun }))).toMatchObject({
+      committed: true,
+    });
+  });
+
+  it('force runs again; a failed record is replaced without force', async () => {
+    const { store } = freshStore();
+    await store.commitRun(effect({ run: runRecord(DAY, { outcome: 'failed' }) }));
+    expect(await store.commitRun(effect({ expectedRev: 1, run: runRecord(DAY) }))).toMatchObject({
+      committed: true,
+    });
+    const forced = runRecord(DAY, { runs: 2 });
+    expect(
+      await store.commitRun(effect({ expectedRev: 2, run: forced, force: true })),
+    ).toMatchObject({ committed: true, rev: 3 });
+    expect((await load(store)).run).toEqual(forced);
+  });
+
+  it('sent events accumulate per as-of; a notification id is never added twice', async () => {
+    const { store } = freshStore();
+    await store.commitRun(
+      effect({
+        notifications: [notification('n1', { subject: 'first' })],
+        sentEvents: ['new|1:a'],
+      }),
+    );
+    await store.markSent('n1', NOW);
+    await store.commitRun(
+      effect({
+        expectedRev: 1,
+        force: true,
+        run: runRecord(DAY, { runs: 2 }),
+        notifications: [
+          notification('n1', { subject: 'second' }),
+          notification('n2'),
+          notification('n2'),
+        ],
+        sentEvents: ['worse|1:b'],
+      }),
+    );
+    expect((await load(store)).sentEvents).toEqual(new Set(['new|1:a', 'worse|1:b']));
+    const n1 = await store.getNotification('n1');
+    expect(n1?.notification.subject).toBe('first');
+    expect(n1?.state).toBe('sent');
+    expect(await store.outboxCounts()).toEqual({ pending: 1, sent: 1, failed: 0 });
+  });
+
+  it('keeps run records and sent events 60 days; invoice snapshots to `keep`', async () => {
+    const { store } = freshStore();
+    for (let i = 0; i < 70; i++) {
+      const asOf = addDays(DAY, i);
+      const snapshot = {
+        time: i,
+        status: 'unpaid',
+        total_count: i,
+        balance: 0,
+        billed: 0,
+        paid: 0,
+      };
+      const result = await store.commitRun(
+        effect({
+          expectedRev: i,
+          run: runRecord(asOf, { finishedAt: NOW + i }),
+          sentEvents: [`new|1:${i}`],
+          invoiceSnapshot: { snapshot, keep: 3 },
+        }),
+      );
+      expect(result.committed).toBe(true);
+    }
+    const runs = await store.listRuns('acme');
+    const last = addDays(DAY, 69);
+    expect(runs[0]?.asOf).toBe(last);
+    expect(runs.at(-1)?.asOf).toBe(addDays(last, -60));
+    expect(runs).toHaveLength(61);
+    expect(await store.getRun('acme', 'traffic-check', addDays(last, -61))).toBeUndefined();
+    const fields = await redis.hkeys(store.keys.network('acme'));
+    expect(fields.filter((f) => f.startsWith('sent:'))).toHaveLength(61);
+    expect(fields).not.toContain(sentField(addDays(last, -61)));
+    expect((await store.listInvoiceSnapshots('acme', 10)).map((s) => s.time)).toEqual([69, 68, 67]);
+    expect(await store.listRuns('acme', { limit: 2 })).toHaveLength(2);
+    expect(await store.listRuns('acme', { days: 0, now: NOW + 68 })).toHaveLength(2);
+  });
+
+  it('deleteNetworkState removes the network and nothing else', async () => {
+    const { store, prefix } = freshStore();
+    await store.commitRun(
+      effect({
+        history: { upsert: history(2), remove: [] },
+        invoiceSnapshot: {
+          snapshot: { time: 1, status: 'unpaid', total_count: 0, balance: 0, billed: 0, paid: 0 },
+          keep: 5,
+        },
+      }),
+    );
+    const silence = await store.addSilence(
+      { networkId: 'acme', reason: 'r', expiresAt: NOW + 1000 },
+      NOW,
+    );
+    await store.commitRun({
+      ...effect(),
+      networkId: 'other',
+      run: runRecord(DAY, { networkId: 'other' }),
+    });
+    await store.deleteNetworkState('acme');
+    expect(await store.networkIds()).toEqual(['other']);
+    expect((await load(store)).rev).toBe(0);
+    expect(await store.removeSilence(silence.id, NOW)).toBe(false);
+    const keys = await redis.keys(`${prefix}*`);
+    expect(keys.filter((k) => k.includes('acme'))).toEqual([]);
+    expect(await redis.hlen(store.keys.silenceIds)).toBe(0);
+  });
+
+  it('rejects a network id that is not a slug, before touching Redis', async () => {
+    const { store } = freshStore();
+    await expect(load(store).then(() => store.getRun('a:b', 'traffic-check', DAY))).rejects.toThrow(
+      /not a network id/,
+    );
+  });
+});
+
+describe('RedisStore: atomicity (a failure inside the commit leaves nothing behind)', () => {
+  async function seeded() {
+    const { store, prefix } = freshStore();
+    await store.commitRun(
+      effect({
+        history: { upsert: history(4), remove: [] },
+        notifications: [notification('n0')],
+        sentEvents: ['new|1:isp 0'],
+      }),
+    );
+    return { store, prefix };
+  }
+
+  const doomed = (_store: RedisStore): RunEffect =>
+    effect({
+      expectedRev: 1,
+      run: runRecord(addDays(DAY, 1)),
+      history: { upsert: history(1, addDays(DAY, 1)), remove: [] },
+      notifications: [notification('n1'), notification('n2')],
+      sentEvents: ['new|3:isp 9'],
+      premium: { hasPremium: true, checkedAt: 1, since: 1 },
+      problem: null,
+      invoiceSnapshot: {
+        snapshot: { time: 1, status: 'unpaid', total_count: 0, balance: 0, billed: 0, paid: 0 },
+        keep: 5,
+      },
+    });
+
+  it('the outbox queue is of the wrong type (WRONGTYPE at the first write)', async () => {
+    const { store, prefix } = await seeded();
+    await redis.del(store.keys.outboxPending);
+    await redis.set(store.keys.outboxPending, 'not a zset');
+    const before = await dump(redis, prefix);
+    await expect(store.commitRun(doomed(store))).rejects.toMatchObject({
+      code: 'THM_STORE',
+      message: expect.stringContaining('WRONGTYPE'),
+    });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+
+  it('the invoice series is of the wrong type', async () => {
+    const { store, prefix } = await seeded();
+    await redis.set(store.keys.invoices('acme'), 'not a list');
+    const before = await dump(redis, prefix);
+    await expect(store.commitRun(doomed(store))).rejects.toMatchObject({ code: 'THM_STORE' });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+
+  it('the outbox bodies are of the wrong type', async () => {
+    const { store, prefix } = await seeded();
+    await redis.del(store.keys.outboxBody);
+    await redis.set(store.keys.outboxBody, 'x');
+    const before = await dump(redis, prefix);
+    await expect(store.commitRun(doomed(store))).rejects.toMatchObject({ code: 'THM_STORE' });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+
+  it('a poisoned argument (a notification time that is not a number)', async () => {
+    const { store, prefix } = await seeded();
+    const before = await dump(redis, prefix);
+    const poisoned = doomed(store);
+    poisoned.notifications[1] = notification('n2', { createdAt: Number.NaN });
+    await expect(store.commitRun(poisoned)).rejects.toMatchObject({
+      code: 'THM_STORE',
+      message: expect.stringContaining('invalid due time'),
+    });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+
+  it('the networks set is of the wrong type on a first commit', async () => {
+    const { store, prefix } = freshStore();
+    await redis.set(store.keys.networks, 'x');
+    const before = await dump(redis, prefix);
+    await expect(store.commitRun({ ...doomed(store), expectedRev: 0 })).rejects.toMatchObject({
+      code: 'THM_STORE',
+    });
+    expect(await dump(redis, prefix)).toEqual(before);
+  });
+});
+
+describe('RedisStore: silences', () => {
+  it('add, list, remove; ids are 8 hex characters', async () => {
+    const { store } = freshStore();
+    const a = await store.addSilence(
+      { networkId: 'acme', domainId: 5, isp: 'Com*', reason: 'known', expiresAt: NOW + 60_000 },
+      NOW,
+    );
+    const b = await store.addSilence(
+      { networkId: 'other', reason: 'all', expiresAt: NOW + 60_000 },
+      NOW + 1,
+    );
+    expect(a.id).toMatch(/^[0-9a-f]{8}$/);
+    expect(a).toMatchObject({ createdAt: NOW, domainId: 5, isp: 'Com*', reason: 'known' });
+    expect(await store.listSilences('acme', NOW)).toEqual([a]);
+    expect(await store.listSilences(undefined, NOW)).toEqual([a, b]);
+    expect((await load(store)).silences).toEqual([a]);
+    expect(await store.removeSilence(a.id, NOW)).toBe(true);
+    expect(await store.removeSilence(a.id, NOW)).toBe(false);
+    expect(await store.removeSilence('deadbeef', NOW)).toBe(false);
+    expect(await store.listSilences(undefined, NOW)).toEqual([b]);
+  });
+
+  it('expire for real, and are dropped from storage', async () => {
+    const { store } = freshStore();
+    const short = await store.addSilence(
+      { networkId: 'acme', isp: 'x', reason: 'short', expiresAt: Date.now() + 300 },
+      Date.now(),
+    );
+    expect((await store.listSilences('acme')).map((s) => s.id)).toEqual([short.id]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await store.listSilences('acme')).toEqual([]);
+    const state = await store.loadNetworkState('acme', {
+      asOf: DAY,
+      kind: 'traffic-check',
+      now: Date.now(),
+    });
+    expect(state.silences).toEqual([]);
+    expect(await store.removeSilence(short.id)).toBe(false);
+    const long = await store.addSilence(
+      { networkId: 'acme', reason: 'long', expiresAt: Date.now() + 60_000 },
+      Date.now(),
+    );
+    const raw = await redis.hget(store.keys.network('acme'), FIELD.silences);
+    expect(raw?.split('\n').map((l) => JSON.parse(l).id)).toEqual([long.id]);
+    expect(await redis.hkeys(store.keys.silenceIds)).toEqual([long.id]);
+  });
+
+  it('a silence must expire in the future', async () => {
+    const { store } = freshStore();
+    await expect(
+      store.addSilence({ networkId: 'acme', reason: 'r', expiresAt: NOW }, NOW),
+    ).rejects.toMatchObject({ code: 'THM_STORE' });
+  });
+
+  it('adding a silence does not disturb a run in progress (no revision change)', async () => {
+    const { store } = freshStore();
+    const state = await load(store);
+    await store.addSilence({ networkId: 'acme', reason: 'r', expiresAt: NOW + 1 }, NOW);
+    expect(await store.commitRun(effect({ expectedRev: state.rev }))).toMatchObject({
+      committed: true,
+    });
+    expect(await store.listSilences('acme', NOW)).toHaveLength(1);
+  });
+});
+
+describe('RedisStore: outbox', () => {
+  async function withPending(store: RedisStore, ...ids: string[]) {
+    await store.commitRun(
+      effect({ notifications: ids.map((id, i) => notification(id, { createdAt: 1000 + i })) }),
+    );
+  }
+
+  it('pending -> attempt (due later) -> failed -> retried -> sent', async () => {
+    const { store } = freshStore();
+    await withPending(store, 'a', 'b');
+    expect((await store.pendingNotifications(10, 5000)).map((e) => e.notification.id)).toEqual([
+      'a',
+      'b',
+    ]);
+    expect(await store.pendingNotifications(1, 5000)).toHaveLength(1);
+    expect(await store.pendingNotifications(10, 999)).toEqual([]);
+
+    await store.recordAttempt('a', '421 try later', 9000);
+    expect((await store.pendingNotifications(10, 5000)).map((e) => e.notification.id)).toEqual([
+      'b',
+    ]);
+    const attempted = await store.getNotification('a');
+    expect(attempted).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastError: '421 try later',
+      nextAttemptAt: 9000,
+    });
+    expect((await store.pendingNotifications(10, 9000)).map((e) => e.notification.id)).toEqual([
+      'b',
+      'a',
+    ]);
+
+    await store.markFailed('a', '550 no such user', 9100);
+    expect(await store.getNotification('a')).toMatchObject({
+      state: 'failed',
+      attempts: 2,
+      lastError: '550 no such user',
+      failedAt: 9100,
+    });
+    expect((await store.failedNotifications()).map((e) => e.notification.id)).toEqual(['a']);
+    expect(await store.outboxCounts()).toEqual({ pending: 1, sent: 0, failed: 1 });
+    // A failed entry is not retried by the sender ...
+    expect((await store.pendingNotifications(10, 99_999)).map((e) => e.notification.id)).toEqual([
+      'b',
+    ]);
+    // ... until the operator says so.
+    expect(await store.retryFailed('a', 9200)).toBe(true);
+    expect(await store.retryFailed('a', 9200)).toBe(false);
+    expect(await store.getNotification('a')).toMatchObject({ state: 'pending', attempts: 2 });
+
+    await store.markSent('a', 9300);
+    await store.markSent('b', 9400);
+    expect(await store.getNotification('a')).toMatchObject({
+      state: 'sent',
+      sentAt: 9300,
+      attempts: 3,
+    });
+    expect(await store.outboxCounts()).toEqual({ pending: 0, sent: 2, failed: 0 });
+    expect(await store.pendingNotifications(10, 99_999)).toEqual([]);
+    // Late reports about a sent entry change nothing.
+    await store.recordAttempt('a', 'late', 10_000);
+    await store.markFailed('a', 'late', 10_000);
+    expect(await store.getNotification('a')).toMatchObject({ state: 'sent', attempts: 3 });
+    expect(await store.getNotification('nope')).toBeUndefined();
+  });
+
+  it('sent entries are trimmed after 7 days', async () => {
+    const { store } = freshStore();
+    await withPending(store, 'old', 'new');
+    await store.markSent('old', 1_000);
+    const week = 7 * 24 * 60 * 60 * 1000;
+    await store.markSent('new', 1_000 + week + 1);
+    expect(await store.getNotification('old')).toBeUndefined();
+    expect(await store.outboxCounts()).toEqual({ pending: 0, sent: 1, failed: 0 });
+    expect(await redis.hlen(store.keys.outboxMeta)).toBe(1);
+  });
+});
+
+describe('RedisStore: Redis stopped and restarted', () => {
+  it('keeps everything (AOF), and the same client carries on', async () => {
+    const { store, prefix } = freshStore();
+    await store.commitRun(
+      effect({ history: { upsert: history(10), remove: [] }, notifications: [notification('n')] }),
+    );
+    const before = await dump(redis, prefix);
+    await server.stop();
+    // Issued during the outage: the client holds it and sends it once Redis is back.
+    const during = load(store);
+    await server.start();
+    const state = await during;
+    expect(state.active.size).toBe(10);
+    expect(await dump(redis, prefix)).toEqual(before);
+  }, 30_000);
+});
+
+describe('RedisStore: Redis Cluster hash tags', () => {
+  it('with a "{thm}" prefix every key hashes to the same slot', async () => {
+    const store = new RedisStore(redis, '{thm}');
+    await store.commitRun(
+      effect({
+        notifications: [notification('c1')],
+        invoiceSnapshot: {
+          snapshot: { time: 1, status: 'unpaid', total_count: 0, balance: 0, billed: 0, paid: 0 },
+          keep: 5,
+        },
+      }),
+    );
+    await store.addSilence({ networkId: 'acme', reason: 'r', expiresAt: NOW + 1 }, NOW);
+    await store.markFailed('c1', 'x', NOW);
+    await store.retryFailed('c1', NOW);
+    await store.markSent('c1', NOW);
+    const keys = await redis.keys('{thm}*');
+    const k = store.keys;
+    // pending and failed are empty again (Redis drops empty zsets); the rest must be there.
+    for (const key of [k.network('acme'), k.invoices('acme'), k.networks, k.silenceIds]) {
+      expect(keys).toContain(key);
+    }
+    for (const key of [k.outboxBody, k.outboxMeta, k.outboxSent]) expect(keys).toContain(key);
+    expect(new Set(keys.map(hashTagOf))).toEqual(new Set(['thm']));
+    expect(hashTagOf('thm:store:net:acme')).toBe('thm:store:net:acme');
+  });
+});
+
+describe('RedisStore: targets P2 (commands per run) and P4 (memory per pair)', () => {
+  /** Day 1 makes `n` pairs active; day 2 is measured: load, classify, commit with an e-mail. */
+  async function commandsPerRun(n: number): Promise<number> {
+    const { store } = freshStore();
+    const admin = server.client();
+    const entries = Array.from({ length: n }, (_, i) =>
+      entry(1000 + Math.floor(i / 25), `ISP ${i} Communications`, WARN),
+    );
+    const day = async (asOf: string, measure: boolean): Promise<number> => {
+      const before = measure ? await commandCalls(admin) : 0;
+      const state = await load(store, asOf);
+      const classification = classifyPairs({
+        asOf,
+        entries,
+        active: state.active,
+        settings: SETTINGS,
+        silences: state.silences,
+      });
+      const result = await store.commitRun(
+        effect({
+          expectedRev: state.rev,
+          run: runRecord(asOf, { counts: classification.counts, pairsListed: n }),
+          history: classification.changes,
+          notifications: [notification(`alert-${asOf}`)],
+          sentEvents: [`worse|${classification.pairs[0]?.key}`],
+          premium: { hasPremium: true, checkedAt: 1, since: 1 },
+        }),
+      );
+      expect(result.committed).toBe(true);
+      expect(classification.pairs).toHaveLength(n);
+      return measure ? (await commandCalls(admin)) - before : 0;
+    };
+    await day(DAY, false);
+    return day(addDays(DAY, 1), true);
+  }
+
+  it('a traffic-check costs the same few commands at 1,000 and 50,000 pairs', async () => {
+    const small = await commandsPerRun(1_000);
+    const large = await commandsPerRun(50_000);
+    console.log(`P2: commands per traffic-check: ${small} at 1,000 pairs, ${large} at 50,000`);
+    expect(small).toBeLessThanOrEqual(10);
+    expect(large).toBe(small);
+  }, 120_000);
+
+  it('an active pair costs at most 300 bytes of Redis memory', async () => {
+    const { store } = freshStore();
+    const n = 10_000;
+    const entries = Array.from({ length: n }, (_, i) =>
+      entry(1000 + Math.floor(i / 25), `ISP ${i} Communications`, WARN),
+    );
+    const classification = classifyPairs({
+      asOf: DAY,
+      entries,
+      active: new Map(),
+      settings: SETTINGS,
+      silences: [],
+    });
+    await store.commitRun(effect({ history: classification.changes }));
+    const bytes = Number(
+      await redis.call('MEMORY', 'USAGE', store.keys.network('acme'), 'SAMPLES', '0'),
+    );
+    console.log(`P4: ${(bytes / n).toFixed(1)} bytes per active pair (MEMORY USAGE of the hash)`);
+    expect((await load(store)).active.size).toBe(n);
+    expect(bytes / n).toBeLessThanOrEqual(300);
+  }, 60_000);
+});
+
+describe('RedisStore: keys', () => {
+  it('run and sent fields are dated per as-of date', () => {
+    expect(runField('traffic-check', DAY)).toBe('run:traffic-check:2026-03-01');
+    expect(sentField(DAY)).toBe('sent:2026-03-01');
+  });
+});
