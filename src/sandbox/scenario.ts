@@ -206,7 +206,15 @@ export const sandboxNetworkSchema = z
     /** Fixed keys per portal; others are derived from the seed (sbx_<network>_<portal>_<hash>). */
     keys: z.partialRecord(z.enum(PORTALS), z.string().min(8)).default({}),
     /** Data per as-of date (YYYY-MM-DD). */
-    days: z.record(isoDate, daySchema).default({}),
+    days: z
+      .record(z.string(), daySchema)
+      .superRefine((days, ctx) => {
+        for (const key of Object.keys(days)) {
+          if (!isIsoDate(key))
+            ctx.addIssue({ code: 'custom', path: [key], message: 'must be a date YYYY-MM-DD' });
+        }
+      })
+      .default({}),
     generator: z
       .discriminatedUnion('type', [realisticGeneratorSchema, decliningGeneratorSchema])
       .optional(),
