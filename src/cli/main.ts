@@ -2,6 +2,12 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
 import { registerConfigCommands } from './commands/config-check.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerHistoryCommands } from './commands/history.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerSilenceCommands } from './commands/silence.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 /**
  * The `thm` command line. Each command lives in its own file under commands/ and registers
@@ -17,7 +23,13 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
+  registerWorkerCommand(program);
+  registerRunCommand(program);
+  registerStatusCommand(program);
+  registerHistoryCommands(program);
+  registerSilenceCommands(program);
   registerConfigCommands(program);
+  registerDemoCommand(program);
   registerSandboxCommand(program);
   program.addHelpText(
     'after',

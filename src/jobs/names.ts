@@ -23,6 +23,9 @@ export function parseSchedulerId(id: string): { kind: CheckKind; networkId: stri
   return { kind: kind as CheckKind, networkId };
 }
 
+// BullMQ refuses custom job ids with ':' (its own scheduler ids use it); ours use '.', which
+// network ids (slugs) cannot contain.
+
 /**
  * Manual triggers of the same network, kind and date share one job id while that job waits or
  * runs, so simultaneous triggers do the work once. A forced run gets its own id.
@@ -33,12 +36,11 @@ export function manualJobId(
   asOf: string,
   forceToken?: string,
 ): string {
-  return forceToken
-    ? `manual:${kind}:${networkId}:${asOf}:force-${forceToken}`
-    : `manual:${kind}:${networkId}:${asOf}`;
+  const id = `manual.${kind}.${networkId}.${asOf}`;
+  return forceToken ? `${id}.force-${forceToken}` : id;
 }
 
 /** While a deliver job for a notification waits or runs, re-enqueueing it is a no-op. */
 export function deliverJobId(notificationId: string): string {
-  return `deliver:${notificationId}`;
+  return `deliver.${notificationId}`;
 }

@@ -1,0 +1,177 @@
+import { Queue, QueueEvents, type Job } from 'bullmq';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { Config, NetworkConfig } from '../../config/load.js';
+import { isIsoDate } from '../../dates.js';
+import { EXIT_FAILED, UsageError } from '../../errors.js';
+import { enqueueManualRun, waitForJob } from '../../jobs/enqueue.js';
+import type { CheckJobData } from '../../jobs/job-data.js';
+import { CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
+import { connectRedis } from '../../jobs/redis.js';
+import type { CheckOutcome } from '../../jobs/traffic-check.js';
+import { PAIR_CLASSES } from '../../monitor/types.js';
+import { cliLogger, loadCliConfig } from '../context.js';
+import { printJson, printLine } from '../output.js';
+
+const runOptionsSchema = z
+  .object({
+    network: z.string().optional(),
+    all: z.boolean().optional(),
+    date: z.string().refine(isIsoDate, '--date: must be a date YYYY-MM-DD').optional(),
+    wait: z.boolean().optional(),
+    timeout: z.coerce
+      .number({ message: '--timeout: must be a number of seconds' })
+      .positive('--timeout: must be a positive number of seconds')
+      .optional(),
+    force: z.boolean().optional(),
+    json: z.boolean().optional(),
+  })
+  .refine((o) => Boolean(o.network) !== Boolean(o.all), {
+    message: 'give exactly one of --network ID or --all',
+  });
+type RunOptions = z.infer<typeof runOptionsSchema>;
+
+export function parseRunOptions(raw: unknown): RunOptions {
+  const result = runOptionsSchema.safeParse(raw);
+  if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? 'invalid options');
+  return result.data;
+}
+
+export function selectNetworks(
+  config: Config,
+  options: { network?: string; all?: boolean },
+): NetworkConfig[] {
+  if (options.all) return config.networks;
+  const network = config.networks.find((n) => n.id === options.network);
+  if (!network) {
+    throw new UsageError(
+      `--network: no network "${options.network}" in ${config.source} (configured: ${config.networks.map((n) => n.id).join(', ')})`,
+    );
+  }
+  return [network];
+}
+
+export function registerRunCommand(program: Command): void {
+  const run = program
+    .command('run')
+    .description('enqueue a job now, into the queue the schedulers use');
+  for (const kind of ['traffic-check', 'invoice-snapshot'] as const) {
+    run
+      .command(kind)
+      .description(
+        kind === 'traffic-check' ? 'check ISP trends now' : 'take an invoice summary snapshot now',
+      )
+      .option('--network <id>', 'the network to run')
+      .option('--all', 'every configured network')
+      .option('--date <YYYY-MM-DD>', "as-of date (default: today in the network's time zone)")
+      .option('--wait', 'wait for the outcome, print it and set the exit code')
+      .option('--timeout <seconds>', 'with --wait: give up after this long (default 120)')
+      .option(
+        '--force',
+        'run again even if this date already ran (never re-sends an e-mail already sent)',
+      )
+      .option('--json', 'print one JSON document')
+      .addHelpText(
+        'after',
+        `\nExamples:\n  $ thm run ${kind} --network acme --wait\n  $ thm run ${kind} --all --date 2026-11-21`,
+      )
+      .action(async (raw: unknown, command: Command) => {
+        const options = parseRunOptions(raw);
+        const config = loadCliConfig(command);
+        process.exitCode = await runKind(config, kind, options);
+      });
+  }
+}
+
+interface JobReport {
+  network: string;
+  jobId: string;
+  asOf: string;
+  state: 'queued' | 'completed' | 'failed' | 'timeout';
+  outcome?: CheckOutcome;
+  error?: string;
+}
+
+async function runKind(config: Config, kind: CheckKind, options: RunOptions): Promise<number> {
+  const logger = cliLogger(config);
+  const networks = selectNetworks(config, options);
+  const redis = connectRedis(config.redis.url, logger, {
+    maxRetriesPerRequest: 1,
+    retryStrategy: (n) => (n > 3 ? null : 200),
+  });
+  const queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
+    connection: redis,
+    prefix: config.redis.prefix,
+  });
+  const events = options.wait
+    ? new QueueEvents(CHECKS_QUEUE, { connection: redis.duplicate(), prefix: config.redis.prefix })
+    : undefined;
+  try {
+    await events?.waitUntilReady();
+    const jobs: Array<{ network: NetworkConfig; job: Job<CheckJobData> }> = [];
+    for (const network of networks) {
+      const job = await enqueueManualRun(queue, {
+        kind,
+        network,
+        asOf: options.date,
+        force: options.force,
+        attempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
+      });
+      jobs.push({ network, job });
+    }
+    const timeoutMs = (options.timeout ?? 120) * 1000;
+    const reports: JobReport[] = await Promise.all(
+      jobs.map(async ({ network, job }): Promise<JobReport> => {
+        const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };
+        if (!events) return { ...base, state: 'queued' };
+        const result = await waitForJob<CheckOutcome>(job, events, timeoutMs);
+        return result.state === 'completed'
+          ? { ...base, state: 'completed', outcome: result.value }
+          : { ...base, state: result.state, error: result.error };
+      }),
+    );
+    print(kind, reports, options.json);
+    return reports.some((r) => r.state === 'failed' || r.state === 'timeout') ? EXIT_FAILED : 0;
+  } finally {
+    await events?.close();
+    await queue.close();
+    redis.disconnect();
+  }
+}
+
+function print(kind: CheckKind, reports: JobReport[], json?: boolean): void {
+  if (json) {
+    printJson({ kind, jobs: reports });
+    return;
+  }
+  for (const r of reports) {
+    const head = `${kind} ${r.network} ${r.asOf}`;
+    if (r.state === 'queued') printLine(`${head}: queued as job ${r.jobId}`);
+    else if (r.state !== 'completed' || !r.outcome)
+      printLine(`${head}: ${r.state}: ${r.error ?? ''}`);
+    else printLine(`${head}: ${describeOutcome(r.outcome)}`);
+  }
+}
+
+export function describeOutcome(o: CheckOutcome): string {
+  const parts: string[] = [
+    o.status === 'already-done'
+      ? 'already done for this date (use --force to run again)'
+      : o.outcome === 'premium-inactive'
+        ? 'premium inactive'
+        : 'ok',
+  ];
+  if (o.counts) {
+    parts.push(PAIR_CLASSES.map((c) => `${o.counts?.[c] ?? 0} ${c}`).join(', '));
+    if (o.pairsListed !== undefined) parts.push(`${o.pairsListed} pairs listed`);
+  }
+  if (o.status === 'done') {
+    parts.push(
+      o.notifications.length > 0
+        ? `e-mail decided: ${o.notifications.map((n) => `"${n.subject}"`).join('; ')}`
+        : 'no e-mail',
+    );
+  }
+  return parts.join('; ');
+}

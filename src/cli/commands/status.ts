@@ -1,0 +1,251 @@
+import { Queue } from 'bullmq';
+import cronParser from 'cron-parser';
+import type { Command } from 'commander';
+import type { Redis } from 'ioredis';
+import type { Config, NetworkConfig } from '../../config/load.js';
+import { localDate } from '../../dates.js';
+import { EXIT_FAILED } from '../../errors.js';
+import { CHECKS_QUEUE, MAIL_QUEUE, schedulerId } from '../../jobs/names.js';
+import type {
+  InvoiceSnapshot,
+  PremiumState,
+  ProblemEpisode,
+  RunRecord,
+  Severity,
+} from '../../monitor/types.js';
+import type { OutboxEntry } from '../../notify/types.js';
+import type { RedisStore } from '../../store/redis-store.js';
+import { cliLogger, loadCliConfig } from '../context.js';
+import { formatDuration } from '../durations.js';
+import { printJson, printLine } from '../output.js';
+import { withStore } from '../store-access.js';
+
+export interface NetworkStatus {
+  id: string;
+  name: string;
+  premium?: PremiumState;
+  lastRuns: { trafficCheck?: RunRecord; invoiceSnapshot?: RunRecord };
+  lastSuccessfulTrafficCheck?: RunRecord;
+  nextRuns: { trafficCheck?: string; invoiceSnapshot?: string };
+  activePairs: Record<Severity, number>;
+  lastInvoice?: InvoiceSnapshot;
+  problem?: ProblemEpisode;
+  overdue: boolean;
+  overdueReason?: string;
+}
+
+export interface StatusReport {
+  checkedAt: string;
+  networks: NetworkStatus[];
+  queues: Record<string, Record<string, number>>;
+  outbox: { pending: number; sent: number; failed: number };
+  failedNotifications: Array<
+    Pick<OutboxEntry, 'lastError' | 'failedAt'> & {
+      id: string;
+      networkId: string;
+      kind: string;
+      subject: string;
+    }
+  >;
+  healthy: boolean;
+}
+
+/**
+ * Overdue: the last period's traffic-check has not succeeded, and its grace has passed. The
+ * period starts at the cron's previous fire time in the network's zone.
+ */
+export function overdueStatus(
+  network: NetworkConfig,
+  lastSuccess: RunRecord | undefined,
+  anyRun: boolean,
+  now: number,
+): { overdue: boolean; reason?: string } {
+  const previousFire = cronParser
+    .parseExpression(network.trafficCheck.cron, {
+      tz: network.timezone,
+      currentDate: new Date(now),
+    })
+    .prev()
+    .getTime();
+  const graceEnds = previousFire + network.trafficCheck.graceMinutes * 60_000;
+  if (now < graceEnds) return { overdue: false };
+  if (!anyRun) return { overdue: false, reason: 'never run' };
+  if (lastSuccess && lastSuccess.finishedAt >= previousFire) return { overdue: false };
+  const since = lastSuccess
+    ? `last success ${new Date(lastSuccess.finishedAt).toISOString()}`
+    : 'no successful run yet';
+  return {
+    overdue: true,
+    reason: `no successful traffic-check since ${new Date(previousFire).toISOString()} (${since})`,
+  };
+}
+
+async function networkStatus(
+  store: RedisStore,
+  queue: Queue,
+  network: NetworkConfig,
+  now: number,
+): Promise<NetworkStatus> {
+  const asOf = localDate(now, network.timezone);
+  const [state, runs, tcScheduler, invScheduler] = await Promise.all([
+    store.loadNetworkState(network.id, { asOf, kind: 'traffic-check', now }),
+    store.listRuns(network.id, { limit: 200 }),
+    queue.getJobScheduler(schedulerId('traffic-check', network.id)),
+    queue.getJobScheduler(schedulerId('invoice-snapshot', network.id)),
+  ]);
+  const traffic = runs.filter((r) => r.kind === 'traffic-check');
+  const lastSuccess = traffic.find((r) => r.outcome !== 'failed');
+  const activePairs: Record<Severity, number> = { warning: 0, critical: 0 };
+  for (const pair of state.active.values()) {
+    activePairs[pair.dropPercent >= network.alerts.criticalDropPercent ? 'critical' : 'warning'] +=
+      1;
+  }
+  const { overdue, reason } = overdueStatus(network, lastSuccess, runs.length > 0, now);
+  return {
+    id: network.id,
+    name: network.name,
+    premium: state.premium,
+    lastRuns: {
+      trafficCheck: traffic[0],
+      invoiceSnapshot: runs.find((r) => r.kind === 'invoice-snapshot'),
+    },
+    lastSuccessfulTrafficCheck: lastSuccess,
+    nextRuns: {
+      trafficCheck: tcScheduler?.next ? new Date(tcScheduler.next).toISOString() : undefined,
+      invoiceSnapshot: invScheduler?.next ? new Date(invScheduler.next).toISOString() : undefined,
+    },
+    activePairs,
+    lastInvoice: state.latestInvoice,
+    problem: state.problem,
+    overdue,
+    overdueReason: reason,
+  };
+}
+
+export async function collectStatus(
+  config: Config,
+  store: RedisStore,
+  connection: Redis,
+  now = Date.now(),
+): Promise<StatusReport> {
+  const checks = new Queue(CHECKS_QUEUE, { connection, prefix: config.redis.prefix });
+  const mail = new Queue(MAIL_QUEUE, { connection, prefix: config.redis.prefix });
+  try {
+    const networks = await Promise.all(
+      config.networks.map((n) => networkStatus(store, checks, n, now)),
+    );
+    const [checkCounts, mailCounts, outbox, failed] = await Promise.all([
+      checks.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
+      mail.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
+      store.outboxCounts(),
+      store.failedNotifications(),
+    ]);
+    const failedNotifications = failed.map((e) => ({
+      id: e.notification.id,
+      networkId: e.notification.networkId,
+      kind: e.notification.kind,
+      subject: e.notification.subject,
+      lastError: e.lastError,
+      failedAt: e.failedAt,
+    }));
+    const healthy =
+      networks.every((n) => !n.overdue && !n.problem) && failedNotifications.length === 0;
+    return {
+      checkedAt: new Date(now).toISOString(),
+      networks,
+      queues: { [CHECKS_QUEUE]: checkCounts, [MAIL_QUEUE]: mailCounts },
+      outbox,
+      failedNotifications,
+      healthy,
+    };
+  } finally {
+    await Promise.all([checks.close(), mail.close()]);
+  }
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description(
+      'per network: premium, last runs, next runs, active pairs, invoices, problems, overdue; queue counts',
+    )
+    .option('--json', 'print one JSON document')
+    .option(
+      '--check',
+      'exit 1 when a network is overdue or has an open problem, or a notification failed (for outside monitoring)',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ thm status\n  $ thm status --check --json   # in a cron or a health check',
+    )
+    .action(async (options: { json?: boolean; check?: boolean }, command: Command) => {
+      const config = loadCliConfig(command);
+      const report = await withStore(config, cliLogger(config), (store, redis) =>
+        collectStatus(config, store, redis),
+      );
+      if (options.json) printJson(report);
+      else printStatus(report);
+      if (options.check && !report.healthy) process.exitCode = EXIT_FAILED;
+    });
+}
+
+function describeRun(run: RunRecord | undefined, now: number): string {
+  if (!run) return 'never';
+  const ago = `${formatDuration(now - run.finishedAt)} ago`;
+  const counts = run.counts
+    ? ` (${
+        Object.entries(run.counts)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ') || 'nothing declining'
+      })`
+    : '';
+  const error = run.error ? `: ${run.error.message}` : '';
+  return `${run.outcome} for ${run.asOf}, ${ago}${counts}${error}`;
+}
+
+function printStatus(report: StatusReport): void {
+  const now = Date.parse(report.checkedAt);
+  for (const n of report.networks) {
+    const flags = [n.overdue ? 'OVERDUE' : '', n.problem ? 'PROBLEM' : '']
+      .filter(Boolean)
+      .join(' ');
+    printLine(`${n.name} (${n.id})${flags ? `  [${flags}]` : ''}`);
+    printLine(
+      `  premium:          ${n.premium ? (n.premium.hasPremium ? 'active' : 'INACTIVE') : 'unknown (not checked yet)'}`,
+    );
+    printLine(`  traffic-check:    ${describeRun(n.lastRuns.trafficCheck, now)}`);
+    printLine(`  invoice-snapshot: ${describeRun(n.lastRuns.invoiceSnapshot, now)}`);
+    printLine(
+      `  next runs:        traffic-check ${n.nextRuns.trafficCheck ?? 'not scheduled (is a worker running?)'}, invoice-snapshot ${n.nextRuns.invoiceSnapshot ?? '-'}`,
+    );
+    printLine(
+      `  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`,
+    );
+    if (n.lastInvoice)
+      printLine(
+        `  invoices (${n.lastInvoice.status}): ${n.lastInvoice.total_count}, balance ${n.lastInvoice.balance.toFixed(2)}`,
+      );
+    if (n.problem)
+      printLine(
+        `  problem since ${new Date(n.problem.openedAt).toISOString()}: ${n.problem.code}: ${n.problem.message}`,
+      );
+    if (n.overdue) printLine(`  overdue: ${n.overdueReason ?? ''}`);
+  }
+  printLine(
+    `queues: ${Object.entries(report.queues)
+      .map(
+        ([q, c]) =>
+          `${q} ${Object.entries(c)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`,
+      )
+      .join('; ')}`,
+  );
+  printLine(
+    `outbox: ${report.outbox.pending} pending, ${report.outbox.sent} sent, ${report.outbox.failed} failed`,
+  );
+  for (const f of report.failedNotifications)
+    printLine(`  failed ${f.id} (${f.networkId}, ${f.kind}): ${f.lastError ?? ''}`);
+  printLine(report.healthy ? 'healthy' : 'NOT healthy');
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { cliLogger, loadCliConfig } from '../context.js';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description(
+      'the daemon: reconcile one job scheduler per network and kind, process jobs until SIGTERM/SIGINT',
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ REDIS_URL=redis://redis:6379 thm worker --config /etc/thm/thm.yaml',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const config = loadCliConfig(command);
+      const logger = cliLogger(config);
+      // Loaded on demand: the other commands start without the whole daemon.
+      const { handleSignals, startWorker } = await import('../../jobs/worker.js');
+      const worker = await startWorker(config, logger);
+      handleSignals(worker, logger);
+      // The process now lives on the workers' connections until a signal closes them.
+      await new Promise<never>(() => undefined);
+    });
+}

@@ -1,0 +1,24 @@
+import { UsageError } from '../errors.js';
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** "30m", "12h", "7d", "2w" (or combined, "1d12h") to milliseconds. */
+export function parseDuration(text: string, option = '--for'): number {
+  const trimmed = text.trim();
+  const parts = [...trimmed.matchAll(/(\d+)\s*([mhdw])/g)];
+  const consumed = parts.map((p) => p[0]).join('');
+  if (parts.length === 0 || consumed.replace(/\s/g, '') !== trimmed.replace(/\s/g, '')) {
+    throw new UsageError(`${option}: "${text}" is not a duration (examples: 30m, 12h, 7d, 2w)`);
+  }
+  const ms = parts.reduce((sum, p) => sum + Number(p[1]) * (UNITS[p[2] ?? ''] ?? 0), 0);
+  if (ms <= 0) throw new UsageError(`${option}: must be longer than zero`);
+  if (ms > 366 * 86_400_000) throw new UsageError(`${option}: at most a year`);
+  return ms;
+}
+
+export function formatDuration(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs < 3_600_000) return `${Math.round(abs / 60_000)}m`;
+  if (abs < 2 * 86_400_000) return `${Math.round(abs / 3_600_000)}h`;
+  return `${Math.round(abs / 86_400_000)}d`;
+}

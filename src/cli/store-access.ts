@@ -1,0 +1,39 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/load.js';
+import { redactUrl } from '../config/secret.js';
+import { ThmError } from '../errors.js';
+import { connectRedis } from '../jobs/redis.js';
+import type { Logger } from '../log.js';
+import type { RedisStore } from '../store/redis-store.js';
+
+/**
+ * A short-lived store connection for one CLI command: fails fast with one line when Redis
+ * cannot be reached (a daemon retries forever; a person at a terminal wants to know now).
+ */
+export async function withStore<T>(
+  config: Config,
+  logger: Logger,
+  work: (store: RedisStore, redis: Redis) => Promise<T>,
+): Promise<T> {
+  const redis = connectRedis(config.redis.url, logger, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => (times > 2 ? null : 100),
+    connectTimeout: 3_000,
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new ThmError(
+      'THM_STORE',
+      `cannot reach Redis at ${redactUrl(config.redis.url.reveal())}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const { RedisStore } = await import('../store/redis-store.js');
+  try {
+    return await work(new RedisStore(redis, config.redis.prefix), redis);
+  } finally {
+    redis.disconnect();
+  }
+}

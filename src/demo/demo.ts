@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { parseConfig, type Config } from '../config/load.js';
+import { redactUrl } from '../config/secret.js';
+import { ThmError } from '../errors.js';
+import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
+import { CHECKS_QUEUE } from '../jobs/names.js';
+import type { CheckOutcome } from '../jobs/traffic-check.js';
+import { startWorker, type RunningWorker } from '../jobs/worker.js';
+import type { Logger } from '../log.js';
+import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
+import {
+  redisAnswers,
+  redisServerAvailable,
+  startPrivateRedis,
+  type PrivateRedis,
+} from './private-redis.js';
+
+/**
+ * `thm demo`: the whole product end to end with nothing configured. The sandbox serves a
+ * built-in eight-day story; the real worker and queue run each day's invoice-snapshot and
+ * traffic-check; e-mails go to ./outbox (or to SMTP_URL). It uses its own key prefix and
+ * deletes its keys at the end.
+ */
+export interface DemoOptions {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  out: (line: string) => void;
+  outboxDir?: string;
+}
+
+export interface DemoResult {
+  days: Array<{ asOf: string; outcomes: CheckOutcome[] }>;
+  emails: string[];
+  prefix: string;
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const { out, logger } = options;
+  const startedAt = Date.now();
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const redisUrl = await chooseRedis(options.env, out, (server) =>
+      cleanups.push(() => server.shutdown()),
+    );
+    const sandbox = await startSandbox({ scenario: builtinScenario('demo'), logger });
+    cleanups.push(() => sandbox.close());
+    out(
+      `sandbox API on ${sandbox.baseUrl} (networks: acme with Traffic Health Premium, globex without)`,
+    );
+
+    const prefix = `thm-demo-${randomBytes(3).toString('hex')}`;
+    const outboxDir = path.resolve(options.outboxDir ?? 'outbox');
+    const config = demoConfig(sandbox, redisUrl, prefix, outboxDir, options.env.SMTP_URL);
+    out(
+      config.mail.url
+        ? `e-mails go to ${redactUrl(config.mail.url.reveal())}`
+        : `e-mails are written to ${outboxDir}`,
+    );
+
+    cleanups.push(() => deleteKeys(redisUrl, prefix));
+    const worker = await startWorker(config, logger, { schedulers: false, sweepIntervalMs: 250 });
+    cleanups.push(() => worker.close());
+    const events = new QueueEvents(CHECKS_QUEUE, { connection: { url: redisUrl }, prefix });
+    cleanups.push(() => events.close());
+    await events.waitUntilReady();
+
+    const days: DemoResult['days'] = [];
+    for (const asOf of demoDays()) {
+      sandbox.setDay(asOf);
+      const outcomes: CheckOutcome[] = [];
+      for (const kind of ['invoice-snapshot', 'traffic-check'] as const) {
+        const jobs = await Promise.all(
+          config.networks.map((network) =>
+            enqueueManualRun(worker.checksQueue, {
+              kind,
+              network,
+              asOf,
+              attempts: 2,
+              backoffMs: 200,
+            }),
+          ),
+        );
+        for (const job of jobs) {
+          const result = await waitForJob<CheckOutcome>(job, events, 30_000);
+          if (result.state !== 'completed')
+            throw new ThmError(
+              'THM_TIMEOUT',
+              `demo ${kind} of ${job.data.networkId} for ${asOf}: ${result.error}`,
+            );
+          if (kind === 'traffic-check') outcomes.push(result.value);
+        }
+      }
+      await drainOutbox(worker);
+      days.push({ asOf, outcomes });
+      for (const line of describeDay(asOf, outcomes, config)) out(line);
+    }
+
+    const emails = config.mail.url ? [] : listEmails(outboxDir, startedAt);
+    out('');
+    out(
+      config.mail.url
+        ? 'all e-mails accepted by the SMTP server'
+        : `${emails.filter((f) => f.endsWith('.eml')).length} e-mails in ${outboxDir} (each as .eml and as .html to open in a browser):`,
+    );
+    for (const file of emails) out(`  ${path.relative(process.cwd(), file) || file}`);
+    out(
+      `done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; demo keys (${prefix}:*) removed`,
+    );
+    return { days, emails, prefix };
+  } finally {
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error: Error) => logger.warn(`demo cleanup: ${error.message}`));
+  }
+}
+
+async function chooseRedis(
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  own: (server: PrivateRedis) => void,
+): Promise<string> {
+  const url = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (await redisAnswers(url)) {
+    out(`using Redis at ${redactUrl(url)}`);
+    return url;
+  }
+  if (env.REDIS_URL) throw new ThmError('THM_STORE', `REDIS_URL ${redactUrl(url)} does not answer`);
+  if (!redisServerAvailable()) {
+    throw new ThmError(
+      'THM_STORE',
+      'no Redis answers on 127.0.0.1:6379 and redis-server is not on the PATH: install Redis (Debian: apt-get install redis-server) or set REDIS_URL',
+    );
+  }
+  const server = await startPrivateRedis();
+  own(server);
+  out(`no Redis on 127.0.0.1:6379: started a private redis-server on port ${server.port}`);
+  return server.url;
+}
+
+function demoConfig(
+  sandbox: Sandbox,
+  redisUrl: string,
+  prefix: string,
+  outboxDir: string,
+  smtpUrl: string | undefined,
+): Config {
+  const keyEnv = (id: string) => `THM_DEMO_KEY_${id.toUpperCase()}`;
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of sandbox.keys) if (key.portal === 'network') env[keyEnv(key.network)] = key.key;
+  if (smtpUrl) env.SMTP_URL = smtpUrl;
+  const network = (id: string, name: string) => ({
+    id,
+    name,
+    baseUrl: sandbox.baseUrl,
+    apiKeyEnv: keyEnv(id),
+    timezone: 'UTC',
+    recipients: [`ops@${id}.example`],
+    invoices: { notify: false },
+  });
+  return parseConfig(
+    {
+      redis: { url: redisUrl, prefix },
+      mail: { from: 'Traffic Health Demo <alerts@thm-demo.example>', outboxDir, timeoutMs: 5_000 },
+      api: {
+        attempts: 2,
+        retryBudgetMs: 2_000,
+        connectTimeoutMs: 2_000,
+        headersTimeoutMs: 5_000,
+        bodyTimeoutMs: 5_000,
+      },
+      worker: { concurrency: 4, attempts: 2, backoffMs: 200 },
+      networks: [network('acme', 'Acme Network'), network('globex', 'Globex Partners')],
+    },
+    { env, source: '(demo)' },
+  );
+}
+
+/** Wait until every decided notification of the day has been delivered (or refused). */
+async function drainOutbox(worker: RunningWorker, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await worker.runtime.store.outboxCounts()).pending > 0) {
+    if (Date.now() > deadline)
+      throw new ThmError(
+        'THM_TIMEOUT',
+        'demo: e-mails still pending after 20 s (is the SMTP server answering?)',
+      );
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function describeDay(asOf: string, outcomes: CheckOutcome[], config: Config): string[] {
+  const lines = [`${asOf}`];
+  for (const o of outcomes) {
+    const name = config.networks.find((n) => n.id === o.networkId)?.name ?? o.networkId;
+    const counts = o.counts
+      ? Object.entries(o.counts)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ') || 'nothing declining'
+      : o.outcome;
+    const mail = o.notifications.map((n) => `\n      e-mail: ${n.subject}`).join('');
+    lines.push(`  ${name.padEnd(16)} ${counts}${mail}`);
+  }
+  return lines;
+}
+
+function listEmails(dir: string, since: number): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.eml') || f.endsWith('.html'))
+      .map((f) => path.join(dir, f))
+      .filter((f) => statSync(f).mtimeMs >= since - 1000)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

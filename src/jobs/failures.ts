@@ -1,0 +1,60 @@
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { ApiError, ThmError } from '../errors.js';
+
+/**
+ * How a failure of a run becomes BullMQ's behaviour:
+ * - retryable (network, timeouts, 429, 5xx): rethrown, BullMQ retries with backoff and jitter;
+ * - a Retry-After beyond the in-process budget: the job is moved to delayed until then;
+ * - anything else (401, 403, premium required, invalid response, config): UnrecoverableError,
+ *   no retry, with the API's own message.
+ */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ThmError ? error.retryable || error.code === 'THM_API_RETRY_LATER' : true;
+}
+
+/** Whether this failure ends the job for good (no attempt left, or not worth retrying). */
+export function isFinalFailure(error: unknown, job: Pick<Job, 'attemptsMade' | 'opts'>): boolean {
+  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER') return false;
+  if (!isRetryable(error)) return true;
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+/** One line for humans: the code and message, with the API's own words when there are some. */
+export function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof ThmError) {
+    const remote =
+      error.remoteMessage && !error.message.includes(error.remoteMessage)
+        ? ` (API said: ${error.remoteMessage})`
+        : '';
+    return { code: error.code, message: `${error.message}${remote}` };
+  }
+  return { code: 'THM_INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+const MAX_RETRY_LATER_MS = 24 * 3_600_000;
+
+export async function toBullMqError(
+  error: unknown,
+  job: Job,
+  token: string | undefined,
+): Promise<Error> {
+  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt) {
+    const at = Math.min(error.retryAt.getTime(), Date.now() + MAX_RETRY_LATER_MS);
+    await job.moveToDelayed(at, token);
+    return new DelayedError(`retry later at ${new Date(at).toISOString()}`);
+  }
+  const { code, message } = describeFailure(error);
+  if (!isRetryable(error)) return new UnrecoverableError(`${code}: ${message}`);
+  return error instanceof Error ? error : new Error(message);
+}
+
+/** Exponential backoff with full jitter, capped: the delay before attempt `attemptsMade + 1`. */
+export function backoffDelay(
+  attemptsMade: number,
+  baseMs: number,
+  maxMs: number,
+  random = Math.random,
+): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}

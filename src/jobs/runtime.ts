@@ -1,0 +1,83 @@
+import type { Queue } from 'bullmq';
+import type { ApiClient } from '../api/client.js';
+import { createApiClient } from '../api/client.js';
+import type { Config, NetworkConfig } from '../config/load.js';
+import { UsageError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { RedisStore } from '../store/redis-store.js';
+import { DELIVER_JOB, deliverJobId } from './names.js';
+import type { DeliverJobData } from './job-data.js';
+
+/**
+ * What the processors need from the outside world, wired once by the worker (and by tests and
+ * the benchmark): the config, the store, one API client per network, the mail queue, a clock.
+ */
+export interface Runtime {
+  config: Config;
+  store: RedisStore;
+  mailQueue: Queue<DeliverJobData>;
+  logger: Logger;
+  now(): number;
+  network(networkId: string): NetworkConfig;
+  apiClient(network: NetworkConfig): ApiClient;
+  close(): Promise<void>;
+}
+
+export function createRuntime(parts: {
+  config: Config;
+  store: RedisStore;
+  mailQueue: Queue<DeliverJobData>;
+  logger: Logger;
+  now?: () => number;
+}): Runtime {
+  const clients = new Map<string, ApiClient>();
+  const byId = new Map(parts.config.networks.map((n) => [n.id, n]));
+  return {
+    ...parts,
+    now: parts.now ?? Date.now,
+    network(networkId) {
+      const network = byId.get(networkId);
+      if (!network) throw new UsageError(`network "${networkId}" is not configured`);
+      return network;
+    },
+    apiClient(network) {
+      let client = clients.get(network.id);
+      if (!client) {
+        client = createApiClient({
+          baseUrl: network.baseUrl,
+          apiKey: network.apiKey,
+          networkId: network.id,
+          http: parts.config.api,
+          logger: parts.logger.child({ network: network.id }),
+        });
+        clients.set(network.id, client);
+      }
+      return client;
+    },
+    async close() {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+      clients.clear();
+    },
+  };
+}
+
+/** Hands decided notifications to the mail queue; a duplicate id while one waits is a no-op. */
+export async function enqueueDeliveries(
+  mailQueue: Queue<DeliverJobData>,
+  notificationIds: readonly string[],
+): Promise<void> {
+  if (notificationIds.length === 0) return;
+  await mailQueue.addBulk(
+    notificationIds.map((notificationId) => ({
+      name: DELIVER_JOB,
+      data: { notificationId },
+      opts: {
+        jobId: deliverJobId(notificationId),
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 20,
+        backoff: { type: 'thm' },
+      },
+    })),
+  );
+}

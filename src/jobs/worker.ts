@@ -1,0 +1,190 @@
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { NotificationSender } from '../notify/sender.js';
+import { createMailTransport } from '../notify/transport.js';
+import { RedisStore } from '../store/redis-store.js';
+import { createDeliverProcessor, mailBackoff, sweepOutbox } from './deliver.js';
+import type { CheckJobData, DeliverJobData } from './job-data.js';
+import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
+import { createCheckProcessor } from './process-check.js';
+import { checkEvictionPolicy, connectRedis } from './redis.js';
+import { createRuntime, type Runtime } from './runtime.js';
+import { cronTimesInDstGap, reconcileSchedulers } from './schedulers.js';
+import type { CheckOutcome } from './traffic-check.js';
+
+/**
+ * The daemon (`thm worker`): reconcile the schedulers, then process the checks and mail queues
+ * until told to stop. Workers keep no state of their own: any number of replicas against one
+ * Redis behave like one.
+ */
+export interface RunningWorker {
+  runtime: Runtime;
+  checksWorker: Worker<CheckJobData, CheckOutcome>;
+  mailWorker: Worker<DeliverJobData, string>;
+  checksQueue: Queue<CheckJobData>;
+  /** The worker's own Redis connection (shared by its queues and the store). */
+  redis: Redis;
+  /** Graceful: stop taking jobs, let active ones finish, close every connection. */
+  close(): Promise<void>;
+}
+
+export interface StartWorkerOptions {
+  /** Skip scheduler reconciliation (tests that drive jobs by hand). */
+  schedulers?: boolean;
+  /** How often the outbox is swept for pending notifications. */
+  sweepIntervalMs?: number;
+  /** Stalled-job check interval (BullMQ default 30 s); tests shorten it. */
+  stalledIntervalMs?: number;
+  lockDurationMs?: number;
+  now?: () => number;
+}
+
+export async function startWorker(
+  config: Config,
+  logger: Logger,
+  options: StartWorkerOptions = {},
+): Promise<RunningWorker> {
+  const prefix = config.redis.prefix;
+  const redis = connectRedis(config.redis.url, logger);
+  await redis.ping();
+  await checkEvictionPolicy(redis, logger);
+  warnAboutDstGaps(config, logger);
+
+  const checksQueue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
+  const mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
+  const store = new RedisStore(redis, prefix);
+  const runtime = createRuntime({ config, store, mailQueue, logger, now: options.now });
+
+  if (options.schedulers !== false) {
+    await reconcileSchedulers({
+      queue: checksQueue,
+      redis,
+      lockKey: `${prefix}:lock:schedulers`,
+      networks: config.networks,
+      jobOptions: { attempts: config.worker.attempts, backoffMs: config.worker.backoffMs },
+      logger,
+    });
+  }
+
+  const transport = createMailTransport(config.mail, logger);
+  const sender = new NotificationSender({
+    store,
+    transport,
+    from: config.mail.from,
+    logger,
+    now: options.now,
+  });
+  const workerOptions = {
+    connection: redis,
+    prefix,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    lockDuration: options.lockDurationMs ?? 60_000,
+    maxStalledCount: 3,
+  };
+  const checksWorker = new Worker<CheckJobData, CheckOutcome>(
+    CHECKS_QUEUE,
+    createCheckProcessor(runtime),
+    {
+      ...workerOptions,
+      concurrency: config.worker.concurrency,
+    },
+  );
+  const mailWorker = new Worker<DeliverJobData, string>(
+    MAIL_QUEUE,
+    createDeliverProcessor(sender, logger),
+    {
+      ...workerOptions,
+      concurrency: 4,
+      settings: { backoffStrategy: (attemptsMade: number) => mailBackoff(attemptsMade) },
+    },
+  );
+  for (const w of [checksWorker, mailWorker]) {
+    w.on('error', (error) => logger.warn({ queue: w.name }, `worker error: ${error.message}`));
+  }
+
+  const sweep = () =>
+    sweepOutbox(store, mailQueue, logger).catch((error: Error) =>
+      logger.warn(`outbox sweep failed: ${error.message}`),
+    );
+  await sweep();
+  const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
+  sweeper.unref();
+  logger.info(
+    { networks: config.networks.length, concurrency: config.worker.concurrency, prefix },
+    'worker started',
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    runtime,
+    checksWorker,
+    mailWorker,
+    checksQueue,
+    redis,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await Promise.all([checksWorker.close(), mailWorker.close()]);
+        await Promise.all([checksQueue.close(), mailQueue.close()]);
+        await runtime.close();
+        await transport.close();
+        await quit(redis);
+        logger.info('worker stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+async function quit(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
+function warnAboutDstGaps(config: Config, logger: Logger): void {
+  for (const network of config.networks) {
+    const crons = [
+      ['trafficCheck.cron', network.trafficCheck.cron],
+      ...(network.invoices.enabled ? [['invoices.cron', network.invoices.cron]] : []),
+    ];
+    for (const [field, pattern] of crons) {
+      const gaps = cronTimesInDstGap(pattern ?? '', network.timezone);
+      if (gaps.length > 0) {
+        logger.warn(
+          { network: network.id, field, timezone: network.timezone, at: gaps },
+          `${field} "${pattern}" falls in a daylight-saving gap of ${network.timezone} (local ${gaps.join(', ')}): that day's run may be skipped or shifted; pick a time outside 01:00-03:59`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * SIGTERM / SIGINT: the first one closes gracefully (active jobs finish, or are handed back
+ * through stalled-job recovery if they outlive the lock) and exits 0; a second exits at once.
+ */
+export function handleSignals(worker: RunningWorker, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing active jobs');
+    worker.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error(`error while stopping: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
