@@ -73,6 +73,7 @@ export const faultSchema = z
      * - invalid-schema: the real body with one field of the last entry mistyped
      *   (isptrends: `yesterday_total_clicks` as a string; access: `has_premium`; summary: `balance`)
      * - truncated: the real body, Content-Length of all of it, the connection closed halfway
+     * - stalled: the real body's headers and first half, then nothing (a body timeout)
      * - any other string: sent as the body verbatim
      */
     body: z.string().optional(),

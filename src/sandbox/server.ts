@@ -519,13 +519,16 @@ function sendFaulty(
         { status: status ?? 200, body: corrupt(answer, endpoint, networkId) },
         extra,
       );
-    case 'truncated': {
+    case 'truncated':
+    case 'stalled': {
       const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
       res.writeHead(status ?? answer.status, {
         'content-type': 'application/json',
         'content-length': body.length,
       });
-      res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+      const half = body.subarray(0, Math.floor(body.length / 2));
+      // stalled: the rest never comes; close() ends the connection.
+      res.write(half, () => (fault.body === 'truncated' ? res.socket?.destroy() : undefined));
       return;
     }
     default: {

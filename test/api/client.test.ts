@@ -266,6 +266,15 @@ describe('transient errors and retries', () => {
     expect(error.code).toBe('THM_API_TRANSIENT');
   });
 
+  it('a body that stops halfway: body timeout, THM_API_TRANSIENT', async () => {
+    sbx.sandbox.injectFault({ endpoint: 'isptrends', body: 'stalled' });
+    const c = client({ http: { bodyTimeoutMs: 300, attempts: 1 } });
+    const error = await failure(c.getIspTrends());
+    expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', retryable: true });
+    expect(error.message).toContain('timed out reading the response body');
+    expect((error.cause as { code?: string }).code).toBe('UND_ERR_BODY_TIMEOUT');
+  });
+
   it('a body cut off halfway is transient, and the retry gets the whole body', async () => {
     sbx.sandbox.injectFault({ endpoint: 'isptrends', body: 'truncated' });
     const before = sbx.sandbox.requests();
