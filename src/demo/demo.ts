@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -11,6 +11,7 @@ import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
+import { outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {
   redisAnswers,
@@ -99,12 +100,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       for (const line of describeDay(asOf, outcomes, config)) out(line);
     }
 
-    const emails = config.mail.url ? [] : listEmails(outboxDir, startedAt);
+    const emails = config.mail.url ? [] : emailFiles(outboxDir, days);
     out('');
     out(
       config.mail.url
         ? 'all e-mails accepted by the SMTP server'
-        : `${emails.filter((f) => f.endsWith('.eml')).length} e-mails in ${outboxDir} (each as .eml and as .html to open in a browser):`,
+        : `${emails.length} e-mails in ${outboxDir} (each .eml has a .html beside it to open in a browser):`,
     );
     for (const file of emails) out(`  ${path.relative(process.cwd(), file) || file}`);
     out(
@@ -207,16 +208,17 @@ function describeDay(asOf: string, outcomes: CheckOutcome[], config: Config): st
   return lines;
 }
 
-function listEmails(dir: string, since: number): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((f) => f.endsWith('.eml') || f.endsWith('.html'))
-      .map((f) => path.join(dir, f))
-      .filter((f) => statSync(f).mtimeMs >= since - 1000)
-      .sort();
-  } catch {
-    return [];
-  }
+/** The .eml files of the notifications the demo decided (deterministic names: re-runs rewrite none). */
+function emailFiles(dir: string, days: DemoResult['days']): string[] {
+  return days.flatMap(({ outcomes }) =>
+    outcomes.flatMap((o) =>
+      o.notifications
+        .map((n) =>
+          path.join(dir, `${outboxFileBase({ ...n, networkId: o.networkId, asOf: o.asOf })}.eml`),
+        )
+        .filter((file) => existsSync(file)),
+    ),
+  );
 }
 
 async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
