@@ -197,7 +197,7 @@ export const configSchema = z
           .number()
           .int()
           .min(1024)
-          .default(64 * 1024 * 1024),
+          .default(256 * 1024 * 1024),
         /** In-process attempts for transient errors before the job layer takes over. */
         attempts: z.number().int().min(1).max(10).default(3),
         /** Longest total wait the client spends on in-process retries. */
