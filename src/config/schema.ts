@@ -213,6 +213,10 @@ export const configSchema = z
         attempts: z.number().int().min(1).max(50).default(5),
         /** Base of the exponential backoff between job attempts. */
         backoffMs: z.number().int().min(100).default(30_000),
+        /** A job whose worker stops renewing its lock this long is handed to another worker. */
+        lockDurationMs: z.number().int().min(1_000).default(60_000),
+        /** How often workers look for such stalled jobs. */
+        stalledIntervalMs: z.number().int().min(500).default(30_000),
       })
       .strict()
       .prefault({}),

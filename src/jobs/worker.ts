@@ -35,9 +35,6 @@ export interface StartWorkerOptions {
   schedulers?: boolean;
   /** How often the outbox is swept for pending notifications. */
   sweepIntervalMs?: number;
-  /** Stalled-job check interval (BullMQ default 30 s); tests shorten it. */
-  stalledIntervalMs?: number;
-  lockDurationMs?: number;
   now?: () => number;
 }
 
@@ -79,8 +76,8 @@ export async function startWorker(
   const workerOptions = {
     connection: redis,
     prefix,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    lockDuration: options.lockDurationMs ?? 60_000,
+    stalledInterval: config.worker.stalledIntervalMs,
+    lockDuration: config.worker.lockDurationMs,
     maxStalledCount: 3,
   };
   const checksWorker = new Worker<CheckJobData, CheckOutcome>(

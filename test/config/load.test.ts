@@ -38,10 +38,7 @@ function errorOf(raw: unknown, e: NodeJS.ProcessEnv = env): string {
 
 describe('config defaults', () => {
   it('fills every default but id, baseUrl, key and recipients', () => {
-    const config = parseConfig(
-      { networks: [network()] },
-      { env: {} as NodeJS.ProcessEnv, ...{ env } },
-    );
+    const config = parseConfig({ networks: [network()] }, { env });
     expect(config.redis.prefix).toBe('thm');
     expect(config.redis.url.reveal()).toBe('redis://127.0.0.1:6379');
     expect(config.mail.url).toBeUndefined();
