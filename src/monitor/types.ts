@@ -147,7 +147,11 @@ export interface ClassifiedPair {
   significance: number;
   firstSeen: IsoDate;
   quietRuns: number;
-  /** Today's numbers when the pair is in today's list; else the last remembered ones. */
+  /**
+   * Today's numbers, for pairs in today's list of an e-mailed class (new, worse, reminder,
+   * cleared). Ongoing and silenced pairs are only counted, so they carry none (building them for
+   * 50,000 ongoing pairs costs more than the rest of the classification).
+   */
   figures?: PairFigures;
   /** Cleared only: see `depressedAfterClear` (monitor/depressed.ts, re-exported by classify.ts). */
   mayStillBeDepressed?: boolean;

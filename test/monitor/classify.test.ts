@@ -421,6 +421,21 @@ describe('classifyPairs: numbers', () => {
     expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.6 }).pairs).toHaveLength(0);
   });
 
+  it('figures are built for e-mailed classes only (ongoing and silenced are counted)', () => {
+    const { results } = story(['warn', 'warn', 'crit', S('crit'), 'below', 'absent']);
+    expect(results.map((r) => [r.pairs[0]?.class, r.pairs[0]?.figures !== undefined])).toEqual([
+      ['new', true],
+      ['ongoing', false],
+      ['worse', true],
+      ['silenced', false],
+      ['ongoing', false],
+      ['cleared', false], // absent from today's list: nothing to show but the history
+    ]);
+    const listedClear = story(['warn', 'below', 'below']).results[2]?.pairs[0];
+    expect(listedClear?.class).toBe('cleared');
+    expect(listedClear?.figures?.clicks.yesterday).toBe(950);
+  });
+
   it('trends that are not finite become null in the figures', () => {
     const e = entry(1, 'x', { baseline: 1000, yesterday: 100, trend: Number.NaN });
     const pair = classifyToday([e]).pairs[0];
