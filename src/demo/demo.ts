@@ -85,7 +85,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             }),
           ),
         );
-        for (const job of jobs) {
+        for (const { job } of jobs) {
           const result = await waitForJob<CheckOutcome>(job, events, 30_000);
           if (result.state !== 'completed')
             throw new ThmError(

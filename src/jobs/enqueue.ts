@@ -3,6 +3,7 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { NetworkConfig } from '../config/load.js';
 import { localDate } from '../dates.js';
 import type { CheckJobData } from './job-data.js';
+import type { CheckOutcome } from './traffic-check.js';
 import { manualJobId, type CheckKind } from './names.js';
 
 export interface ManualTrigger {
@@ -21,18 +22,24 @@ export interface ManualTrigger {
  * and date share a job id, so simultaneous ones do the work once; the run record makes a later
  * one a no-op that returns the first result. `force` gets a job of its own.
  */
+export interface EnqueuedRun {
+  job: Job<CheckJobData>;
+  /**
+   * The same network, kind and date had a job already (waiting, running, or finished within the
+   * hour): this trigger joins it instead of doing the work again.
+   */
+  joined: boolean;
+}
+
 export async function enqueueManualRun(
   queue: Queue<CheckJobData>,
   trigger: ManualTrigger,
-): Promise<Job<CheckJobData>> {
+): Promise<EnqueuedRun> {
   const asOf = trigger.asOf ?? localDate(trigger.now ?? Date.now(), trigger.network.timezone);
-  const jobId = manualJobId(
-    trigger.kind,
-    trigger.network.id,
-    asOf,
-    trigger.force ? randomUUID().slice(0, 8) : undefined,
-  );
-  return queue.add(
+  const forceToken = trigger.force ? randomUUID().slice(0, 8) : undefined;
+  const jobId = manualJobId(trigger.kind, trigger.network.id, asOf, forceToken);
+  const joined = (await queue.getJob(jobId)) !== undefined;
+  const job = await queue.add(
     trigger.kind,
     { networkId: trigger.network.id, asOf, force: trigger.force || undefined, trigger: 'manual' },
     {
@@ -44,6 +51,14 @@ export async function enqueueManualRun(
       removeOnFail: true,
     },
   );
+  return { job, joined };
+}
+
+/** What a trigger that joined a finished job reports: the first result, marked as such. */
+export function asJoined(outcome: CheckOutcome): CheckOutcome {
+  return outcome.status === 'done'
+    ? { ...outcome, status: 'already-done', notifications: [] }
+    : outcome;
 }
 
 export type WaitResult<T> =

@@ -1,10 +1,10 @@
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { isIsoDate } from '../../dates.js';
 import { EXIT_FAILED, UsageError } from '../../errors.js';
-import { enqueueManualRun, waitForJob } from '../../jobs/enqueue.js';
+import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../jobs/enqueue.js';
 import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import { connectRedis } from '../../jobs/redis.js';
@@ -108,9 +108,9 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
     : undefined;
   try {
     await events?.waitUntilReady();
-    const jobs: Array<{ network: NetworkConfig; job: Job<CheckJobData> }> = [];
+    const jobs: Array<{ network: NetworkConfig } & EnqueuedRun> = [];
     for (const network of networks) {
-      const job = await enqueueManualRun(queue, {
+      const enqueued = await enqueueManualRun(queue, {
         kind,
         network,
         asOf: options.date,
@@ -118,16 +118,16 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         attempts: config.worker.attempts,
         backoffMs: config.worker.backoffMs,
       });
-      jobs.push({ network, job });
+      jobs.push({ network, ...enqueued });
     }
     const timeoutMs = (options.timeout ?? 120) * 1000;
     const reports: JobReport[] = await Promise.all(
-      jobs.map(async ({ network, job }): Promise<JobReport> => {
+      jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
         const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };
         if (!events) return { ...base, state: 'queued' };
         const result = await waitForJob<CheckOutcome>(job, events, timeoutMs);
         return result.state === 'completed'
-          ? { ...base, state: 'completed', outcome: result.value }
+          ? { ...base, state: 'completed', outcome: joined ? asJoined(result.value) : result.value }
           : { ...base, state: result.state, error: result.error };
       }),
     );
