@@ -70,6 +70,8 @@ export function main(): void {
   runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
+      // A one-shot command is done: do not let a lingering socket keep the process alive.
+      setTimeout(() => process.exit(code), 1_000).unref();
     },
     (error: unknown) => {
       process.stderr.write(`thm: ${String(error)}\n`);

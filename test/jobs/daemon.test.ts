@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runThmAsync } from '../harness/cli.js';
+import { waitFor } from '../harness/ports.js';
+import { completed, startJobStack, type JobStack } from './stack.js';
+
+/** `thm worker` as a real process: signals, crashes, and `thm run --wait` against it. */
+describe('thm worker (the real daemon process)', () => {
+  let stack: JobStack;
+  let configFile: string;
+  let env: NodeJS.ProcessEnv;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    stack = await startJobStack(['acme']);
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-daemon-'));
+    configFile = path.join(dir, 'thm.json');
+    const c = stack.config;
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        redis: { url: stack.redis.url, prefix: c.redis.prefix },
+        mail: { url: stack.smtp.url, from: c.mail.from, timeoutMs: 2000 },
+        api: c.api,
+        worker: { ...c.worker, lockDurationMs: 2000, stalledIntervalMs: 1000 },
+        networks: [{ ...stack.sbx.rawNetwork('acme', { name: 'Acme Network' }) }],
+      }),
+    );
+    env = { ...stack.sbx.env, THM_CONFIG: configFile, LOG_LEVEL: 'info' };
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await stack.close();
+  });
+
+  function spawnWorker(): {
+    child: ChildProcess;
+    stderr: () => string;
+    exited: Promise<number | null>;
+  } {
+    const child = spawn(process.execPath, [BIN, 'worker'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
+    return { child, stderr: () => stderr, exited };
+  }
+
+  it('starts, logs JSON without the key, and exits 0 on SIGTERM', async () => {
+    const w = spawnWorker();
+    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toBe(0);
+    expect(w.stderr()).toContain('worker stopped');
+    expect(w.stderr()).not.toContain(stack.sbx.key('acme'));
+  });
+
+  it('thm run --wait prints the outcome and exits 0; a second one says already done', async () => {
+    const w = spawnWorker();
+    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    stack.sbx.sandbox.setDay('2026-11-15');
+    const first = await runThmAsync(
+      [
+        'run',
+        'traffic-check',
+        '--network',
+        'acme',
+        '--date',
+        '2026-11-15',
+        '--wait',
+        '--timeout',
+        '20',
+      ],
+      { env },
+    );
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /traffic-check acme 2026-11-15: ok; 2 new, 0 worse, 0 reminder, 0 ongoing, 0 cleared, 0 silenced; \d+ pairs listed; e-mail decided: "\[Traffic Health\] Acme Network: 2 new \(2026-11-15\)"/,
+    );
+    const second = await runThmAsync(
+      ['run', 'traffic-check', '--network', 'acme', '--date', '2026-11-15', '--wait', '--json'],
+      { env },
+    );
+    expect(second.code).toBe(0);
+    const doc = JSON.parse(second.stdout) as {
+      jobs: Array<{ state: string; outcome: { status: string } }>;
+    };
+    expect(doc.jobs[0]).toMatchObject({ state: 'completed', outcome: { status: 'already-done' } });
+    const bad = await runThmAsync(['run', 'traffic-check', '--network', 'nope', '--wait'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^thm: --network: no network "nope"/);
+    const badDate = await runThmAsync(['run', 'traffic-check', '--all', '--date', '2026-13-01'], {
+      env,
+    });
+    expect(badDate.code).toBe(2);
+    expect(badDate.stderr.trim()).toBe('thm: --date: must be a date YYYY-MM-DD');
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toBe(0);
+  });
+
+  it('SIGTERM during a job: the job finishes, then the process exits 0', async () => {
+    const w = spawnWorker();
+    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    stack.sbx.sandbox.setDay('2026-11-16');
+    stack.sbx.sandbox.injectFault({ network: 'acme', endpoint: 'isptrends', delayMs: 1_500 });
+    const running = stack.run('traffic-check', 'acme', '2026-11-16');
+    await waitFor(async () => ((await stack.queue.getActiveCount()) > 0 ? true : undefined));
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toBe(0);
+    expect(completed(await running).counts?.worse).toBe(1);
+  });
+
+  it('a worker killed with SIGKILL mid-job: another picks the job up (stalled recovery), one e-mail', async () => {
+    const w = spawnWorker();
+    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    stack.sbx.sandbox.setDay('2026-11-17');
+    stack.sbx.sandbox.injectFault({ network: 'acme', endpoint: 'isptrends', delayMs: 2_000 });
+    const alertsBefore = stack.smtp.messages.filter((m) =>
+      m.parsed.subject?.includes('(2026-11-17)'),
+    ).length;
+    const running = stack.run('traffic-check', 'acme', '2026-11-17', { timeoutMs: 30_000 });
+    await waitFor(async () => ((await stack.queue.getActiveCount()) > 0 ? true : undefined));
+    w.child.kill('SIGKILL');
+    await w.exited;
+    await stack.startWorker();
+    const outcome = completed(await running);
+    expect(outcome.counts?.new).toBe(10);
+    await waitFor(
+      () =>
+        stack.smtp.messages.some((m) => m.parsed.subject?.includes('(2026-11-17)')) || undefined,
+      { timeoutMs: 15_000 },
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      stack.smtp.messages.filter((m) => m.parsed.subject?.includes('(2026-11-17)')).length -
+        alertsBefore,
+    ).toBe(1);
+  });
+});
