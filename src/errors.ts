@@ -25,6 +25,11 @@ export type ThmErrorCode =
   | 'THM_API_RETRY_LATER'
   /** Any other HTTP status the API answered with (4xx not covered above). */
   | 'THM_API_HTTP'
+  /**
+   * A request body or parameter the client refused before sending: it breaks a rule the API
+   * spec states (e.g. initial_password shorter than 12 characters). CLI exit 2.
+   */
+  | 'THM_API_REQUEST_INVALID'
   /** SMTP 5xx: the server refused the sender or every recipient. */
   | 'THM_SMTP_REJECTED'
   /** SMTP 4xx or a connection problem: worth retrying. */
@@ -108,7 +113,12 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 export function exitCodeFor(error: unknown): number {
-  if (error instanceof ThmError && (error.code === 'THM_CONFIG' || error.code === 'THM_USAGE')) {
+  if (
+    error instanceof ThmError &&
+    (error.code === 'THM_CONFIG' ||
+      error.code === 'THM_USAGE' ||
+      error.code === 'THM_API_REQUEST_INVALID')
+  ) {
     return EXIT_USAGE;
   }
   return EXIT_FAILED;
