@@ -2,9 +2,10 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Config, NetworkConfig } from '../config/load.js';
 import type { Secret } from '../config/secret.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type ThmErrorCode } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import {
+  errorCodeOf,
   errorForNetworkFailure,
   errorForStatus,
   remoteMessageOf,
@@ -59,6 +60,25 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
   /** Backoff tuning; tests shorten it. */
   retry?: { baseDelayMs?: number; maxDelayMs?: number; random?: () => number };
+  /** Told about every HTTP exchange, retries included (metrics). Must not throw. */
+  onRequest?: (event: ApiRequestEvent) => void;
+}
+
+/** One HTTP exchange of the client (an attempt: a retried request reports each attempt). */
+export interface ApiRequestEvent {
+  networkId: string;
+  method: HttpMethod;
+  /** Relative to the base URL, without the query, e.g. `/networks/traffic/access`. */
+  path: string;
+  seconds: number;
+  /** The HTTP status, when an answer came (also for an answer whose body was invalid). */
+  status?: number;
+  /** The failure's code (THM_API_...), when the exchange failed. */
+  errorCode?: ThmErrorCode;
+  /** A failure without an answer: the socket's or undici's code, e.g. UND_ERR_HEADERS_TIMEOUT. */
+  networkCode?: string;
+  /** The client tries again after this exchange. */
+  retrying: boolean;
 }
 
 export interface RequestOptions<T> {
@@ -95,7 +115,8 @@ export interface ApiClient {
 /** Error bodies are read only this far: enough for a message, and the rest is dropped. */
 const ERROR_BODY_MAX = 64 * 1024;
 
-type Attempt<T> = { ok: true; value: T } | { ok: false; error: ApiError; retryAfterMs?: number };
+type Attempt<T> =
+  { ok: true; value: T; status: number } | { ok: false; error: ApiError; retryAfterMs?: number };
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const { http, networkId } = options;
@@ -203,10 +224,60 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { endpoint: ctx.endpoint, status: statusCode, ms, bytes: read.bytes },
         'api response',
       );
-      return { ok: true, value: result };
+      return { ok: true, value: result, status: statusCode };
     } catch (error) {
       if (!(error instanceof ResponseValidationError)) throw error;
       return { ok: false, error: invalid(ctx, scrub(error.message, secret()), statusCode) };
+    }
+  }
+
+  /** The wait before trying again, or the error to throw. */
+  function retryDecision(
+    error: ApiError,
+    retryAfterMs: number | undefined,
+    attempt: number,
+    waited: number,
+  ): number | ApiError {
+    if (!error.retryable) return error;
+    if (retryAfterMs !== undefined) {
+      if (retryAfterMs > policy.budgetMs - waited) return retryLater(error, retryAfterMs);
+      if (attempt >= policy.attempts) return error;
+      return retryAfterMs;
+    }
+    if (attempt >= policy.attempts) return error;
+    const delay = backoffDelay(attempt, policy, random);
+    return delay > policy.budgetMs - waited ? error : delay;
+  }
+
+  function report(
+    method: HttpMethod,
+    path: string,
+    started: number,
+    outcome: Attempt<unknown>,
+    retrying: boolean,
+  ): void {
+    if (!options.onRequest) return;
+    const event: ApiRequestEvent = {
+      networkId,
+      method,
+      path,
+      seconds: (performance.now() - started) / 1000,
+      retrying,
+    };
+    if (outcome.ok) event.status = outcome.status;
+    else {
+      event.errorCode = outcome.error.code;
+      if (outcome.error.status !== undefined) event.status = outcome.error.status;
+      else {
+        const networkCode = errorCodeOf(outcome.error.cause);
+        if (networkCode) event.networkCode = networkCode;
+      }
+    }
+    try {
+      options.onRequest(event);
+    } catch (error) {
+      // Metrics never break a request.
+      logger.debug({ reason: String(error) }, 'onRequest hook threw');
     }
   }
 
@@ -224,21 +295,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const retryable = opts.idempotent ?? method === 'GET';
     let waited = 0;
     for (let attempt = 1; ; attempt += 1) {
+      const started = performance.now();
       const outcome = await attemptOnce(method, path, opts, ctx);
-      if (outcome.ok) return outcome.value;
-      const { error, retryAfterMs } = outcome;
-      if (!error.retryable || !retryable) throw error;
-
-      let delay: number;
-      if (retryAfterMs !== undefined) {
-        if (retryAfterMs > policy.budgetMs - waited) throw retryLater(error, retryAfterMs);
-        if (attempt >= policy.attempts) throw error;
-        delay = retryAfterMs;
-      } else {
-        if (attempt >= policy.attempts) throw error;
-        delay = backoffDelay(attempt, policy, random);
-        if (delay > policy.budgetMs - waited) throw error;
+      if (outcome.ok) {
+        report(method, path, started, outcome, false);
+        return outcome.value;
       }
+      const { error, retryAfterMs } = outcome;
+      const next = retryable ? retryDecision(error, retryAfterMs, attempt, waited) : error;
+      report(method, path, started, outcome, typeof next === 'number');
+      if (typeof next !== 'number') throw next;
+      const delay = next;
       logger.warn(
         {
           endpoint,

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, ApiClientOptions } from '../api/client.js';
 import { createApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
@@ -29,11 +29,14 @@ export function createRuntime(parts: {
   mailQueue: Queue<DeliverJobData>;
   logger: Logger;
   now?: () => number;
+  /** Every API exchange of every network's client (metrics). */
+  onApiRequest?: ApiClientOptions['onRequest'];
 }): Runtime {
   const clients = new Map<string, ApiClient>();
   const byId = new Map(parts.config.networks.map((n) => [n.id, n]));
+  const { onApiRequest, ...shared } = parts;
   return {
-    ...parts,
+    ...shared,
     now: parts.now ?? Date.now,
     network(networkId) {
       const network = byId.get(networkId);
@@ -49,6 +52,7 @@ export function createRuntime(parts: {
           networkId: network.id,
           http: parts.config.api,
           logger: parts.logger.child({ network: network.id }),
+          ...(onApiRequest ? { onRequest: onApiRequest } : {}),
         });
         clients.set(network.id, client);
       }

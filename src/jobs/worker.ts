@@ -4,6 +4,14 @@ import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { NotificationSender } from '../notify/sender.js';
 import { createMailTransport } from '../notify/transport.js';
+import { observeCheckJobs, observeDeliveries } from '../observability/job-metrics.js';
+import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics.js';
+import {
+  monitoringPort,
+  startMonitoring,
+  type Monitoring,
+  type MonitoringOptions,
+} from '../observability/monitoring.js';
 import { RedisStore } from '../store/redis-store.js';
 import { createDeliverProcessor, mailBackoff, sweepOutbox } from './deliver.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
@@ -26,6 +34,10 @@ export interface RunningWorker {
   checksQueue: Queue<CheckJobData>;
   /** The worker's own Redis connection (shared by its queues and the store). */
   redis: Redis;
+  /** Prometheus metrics of this worker (served on /metrics when monitoring is on). */
+  metrics: WorkerMetrics;
+  /** The monitoring server and health check, when `monitoring.port` (or the option) is set. */
+  monitoring?: Monitoring;
   /** Graceful: stop taking jobs, let active ones finish, close every connection. */
   close(): Promise<void>;
 }
@@ -36,6 +48,8 @@ export interface StartWorkerOptions {
   /** How often the outbox is swept for pending notifications. */
   sweepIntervalMs?: number;
   now?: () => number;
+  /** Monitoring overrides (tests: port 0, a short canary interval). */
+  monitoring?: MonitoringOptions;
 }
 
 export async function startWorker(
@@ -52,7 +66,19 @@ export async function startWorker(
   const checksQueue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
   const mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
   const store = new RedisStore(redis, prefix);
-  const runtime = createRuntime({ config, store, mailQueue, logger, now: options.now });
+  const metrics = createWorkerMetrics({
+    networks: config.networks,
+    store,
+    queues: [checksQueue, mailQueue],
+  });
+  const runtime = createRuntime({
+    config,
+    store,
+    mailQueue,
+    logger,
+    now: options.now,
+    onApiRequest: metrics.observeApiRequest,
+  });
 
   if (options.schedulers !== false) {
     await reconcileSchedulers({
@@ -82,7 +108,7 @@ export async function startWorker(
   };
   const checksWorker = new Worker<CheckJobData, CheckOutcome>(
     CHECKS_QUEUE,
-    createCheckProcessor(runtime),
+    observeCheckJobs(createCheckProcessor(runtime), metrics),
     {
       ...workerOptions,
       concurrency: config.worker.concurrency,
@@ -90,7 +116,7 @@ export async function startWorker(
   );
   const mailWorker = new Worker<DeliverJobData, string>(
     MAIL_QUEUE,
-    createDeliverProcessor(sender, logger),
+    observeDeliveries(createDeliverProcessor(sender, logger), metrics, store, logger),
     {
       ...workerOptions,
       concurrency: 4,
@@ -114,15 +140,18 @@ export async function startWorker(
   );
 
   let closing: Promise<void> | undefined;
-  return {
+  let monitoring: Monitoring | undefined;
+  const running: RunningWorker = {
     runtime,
     checksWorker,
     mailWorker,
     checksQueue,
     redis,
+    metrics,
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
+        await monitoring?.close();
         await Promise.all([checksWorker.close(), mailWorker.close()]);
         await Promise.all([checksQueue.close(), mailQueue.close()]);
         await runtime.close();
@@ -133,6 +162,26 @@ export async function startWorker(
       return closing;
     },
   };
+  const port = monitoringPort(config, options.monitoring);
+  if (port !== undefined) {
+    try {
+      monitoring = await startMonitoring({
+        config,
+        port,
+        redis,
+        metrics,
+        logger,
+        workers: [checksWorker, mailWorker],
+        queues: [checksQueue, mailQueue],
+        canaryIntervalMs: options.monitoring?.canaryIntervalMs,
+      });
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
+    running.monitoring = monitoring;
+  }
+  return running;
 }
 
 async function quit(redis: Redis): Promise<void> {

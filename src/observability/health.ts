@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+import { withTimeout } from './with-timeout.js';
+
+/**
+ * `/healthz`: healthy only when this worker is provably doing work, not merely connected.
+ *
+ * A Redis PING proves little: a worker can be paused, or its blocking connection wedged, while
+ * Redis answers. So every `intervalMs` a tiny canary job is added to a queue of this process's
+ * own, and a worker of this process takes it and notes the time. Healthy means:
+ * - Redis is connected and answers a PING;
+ * - a canary went through within `staleAfterMs` (3 intervals by default), or the process
+ *   started less than that ago;
+ * - the watched workers (checks, mail) run and are not paused, and their queues are not
+ *   paused in Redis.
+ *
+ * Why a queue per process (`canary-<instance>`): with one shared queue any replica could take
+ * another's canary, and a stuck replica would look healthy. One fixed job id means at most one
+ * canary waits, however long the worker is stuck. The queue's keys are removed on close; a
+ * crash leaves a few small keys behind.
+ */
+export const CANARY_QUEUE_PREFIX = 'canary-';
+const CANARY_JOB = 'canary';
+
+export interface HealthOptions {
+  redis: Redis;
+  /** BullMQ key prefix (config redis.prefix). */
+  prefix: string;
+  /** Workers that must be running and not paused (checks, mail). */
+  workers: readonly Worker[];
+  /** Queues that must not be paused in Redis. */
+  queues: readonly Queue[];
+  logger: Logger;
+  /** How often a canary is sent. @defaultValue 30000 */
+  intervalMs?: number;
+  /** A canary older than this is a problem. @defaultValue 3 * intervalMs */
+  staleAfterMs?: number;
+  /** Longest wait for Redis in one check. @defaultValue 2000 */
+  redisTimeoutMs?: number;
+  now?: () => number;
+}
+
+export interface HealthReport {
+  ok: boolean;
+  /** One line per problem, saying what is wrong (empty when healthy). */
+  problems: string[];
+  checkedAt: string;
+  canary: { lastProcessedAt: string | null; ageSeconds: number | null };
+}
+
+export interface HealthCheck {
+  check(): Promise<HealthReport>;
+  /** The canary queue's worker (tests pause it to see the check turn unhealthy). */
+  readonly canaryWorker: Worker;
+  readonly canaryQueue: Queue;
+  close(): Promise<void>;
+}
+
+export async function startHealthCheck(options: HealthOptions): Promise<HealthCheck> {
+  const { redis, prefix, logger } = options;
+  const now = options.now ?? Date.now;
+  const intervalMs = options.intervalMs ?? 30_000;
+  const staleAfterMs = options.staleAfterMs ?? 3 * intervalMs;
+  const redisTimeoutMs = options.redisTimeoutMs ?? 2_000;
+  const startedAt = now();
+  const instance = `${hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const name = `${CANARY_QUEUE_PREFIX}${instance}`;
+
+  // The last connection error, so that the report says why Redis is not there.
+  let redisError: string | undefined;
+  const onError = (error: Error) => (redisError = error.message);
+  const onReady = () => (redisError = undefined);
+  redis.on('error', onError);
+  redis.on('ready', onReady);
+
+  let lastProcessedAt: number | undefined;
+  const canaryQueue = new Queue(name, {
+    connection: redis,
+    prefix,
+    streams: { events: { maxLen: 10 } },
+  });
+  const canaryWorker = new Worker(
+    name,
+    async () => {
+      lastProcessedAt = now();
+    },
+    { connection: redis, prefix, concurrency: 1 },
+  );
+  // Redis outages are reported by check(); the connection already logs them once.
+  canaryQueue.on('error', (error) => logger.debug(`canary queue: ${error.message}`));
+  canaryWorker.on('error', (error) => logger.debug(`canary worker: ${error.message}`));
+
+  // One add at a time: while Redis is down an add waits in the client's queue, and a new one
+  // every interval would pile up.
+  let adding = false;
+  const sendCanary = () => {
+    if (adding) return;
+    adding = true;
+    canaryQueue
+      .add(CANARY_JOB, {}, { jobId: CANARY_JOB, removeOnComplete: true, removeOnFail: true })
+      .catch((error: Error) => logger.debug(`canary not sent: ${error.message}`))
+      .finally(() => (adding = false));
+  };
+  sendCanary();
+  const timer = setInterval(sendCanary, intervalMs);
+  timer.unref();
+
+  async function check(): Promise<HealthReport> {
+    const problems: string[] = [];
+    const at = now();
+    const redisOk = await checkRedis(problems);
+    const reference = lastProcessedAt ?? startedAt;
+    const age = at - reference;
+    if (age > staleAfterMs) {
+      problems.push(
+        lastProcessedAt === undefined
+          ? `canary: none processed since the start ${seconds(age)} s ago (worker stuck or paused?)`
+          : `canary: last processed ${seconds(age)} s ago (worker stuck or paused?)`,
+      );
+    }
+    for (const worker of options.workers) {
+      if (!worker.isRunning()) problems.push(`worker ${worker.name}: not running`);
+      else if (worker.isPaused()) problems.push(`worker ${worker.name}: paused`);
+    }
+    if (redisOk) {
+      try {
+        const paused = await withTimeout(
+          Promise.all(options.queues.map((q) => q.isPaused())),
+          redisTimeoutMs,
+          'redis',
+        );
+        options.queues.forEach((q, i) => {
+          if (paused[i]) problems.push(`queue ${q.name}: paused`);
+        });
+      } catch (error) {
+        problems.push(`redis: ${(error as Error).message}`);
+      }
+    }
+    return {
+      ok: problems.length === 0,
+      problems,
+      checkedAt: new Date(at).toISOString(),
+      canary: {
+        lastProcessedAt:
+          lastProcessedAt === undefined ? null : new Date(lastProcessedAt).toISOString(),
+        ageSeconds: lastProcessedAt === undefined ? null : seconds(at - lastProcessedAt),
+      },
+    };
+  }
+
+  async function checkRedis(problems: string[]): Promise<boolean> {
+    if (redis.status !== 'ready') {
+      problems.push(`redis: ${redis.status}${redisError ? ` (${redisError})` : ''}`);
+      return false;
+    }
+    try {
+      await withTimeout(redis.ping(), redisTimeoutMs, 'redis');
+      return true;
+    } catch (error) {
+      problems.push(`redis: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    check,
+    canaryWorker,
+    canaryQueue,
+    close() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        await canaryWorker.close();
+        try {
+          if (redis.status === 'ready')
+            await withTimeout(canaryQueue.obliterate({ force: true }), redisTimeoutMs, 'redis');
+        } catch (error) {
+          logger.debug(`canary queue not removed: ${(error as Error).message}`);
+        }
+        await canaryQueue.close();
+        redis.off('error', onError);
+        redis.off('ready', onReady);
+      })();
+      return closing;
+    },
+  };
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 1000);
+}

@@ -1,0 +1,312 @@
+import type { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ApiRequestEvent } from '../api/client.js';
+import type { NetworkConfig } from '../config/load.js';
+import { localDate } from '../dates.js';
+import { severityOf } from '../monitor/thresholds.js';
+import type { Severity } from '../monitor/types.js';
+import type { RedisStore } from '../store/redis-store.js';
+import { withTimeout } from './with-timeout.js';
+
+/**
+ * The worker's Prometheus metrics (`/metrics`), one private Registry per worker so that two
+ * workers in one process (tests, the demo) never share or clash.
+ *
+ * Two kinds of figures:
+ * - events of THIS process, counted as they happen: job runs, API exchanges, retries,
+ *   notifications decided/sent. With replicas, Prometheus sums them across instances.
+ * - state read from Redis when scraped: queue counts, outbox backlog, active pairs, the last
+ *   successful traffic-check. The store is the source of truth, so every replica reports the
+ *   same value, also right after a restart (a gauge set only after a daily run would be empty
+ *   for up to a day). A short cache keeps a scrape storm from hammering Redis, and a timeout
+ *   keeps a Redis outage from hanging the scrape: then `thm_redis_up` is 0 and the Redis-read
+ *   series are absent rather than stale.
+ *
+ * Labels stay bounded: network ids (from the config), fixed endpoint names, job kinds and
+ * outcomes, HTTP status codes. Never ISP names, domain URLs or notification ids.
+ */
+
+export const METRIC_PREFIX = 'thm_';
+
+/** The API endpoints by fixed name; anything else is `other`. */
+const ENDPOINTS: Record<string, string> = {
+  '/networks/traffic/access': 'access',
+  '/networks/traffic/isptrends': 'isptrends',
+  '/networks/billings/affiliates/summary': 'summary',
+};
+
+export function endpointLabel(path: string): string {
+  return ENDPOINTS[path.split('?')[0]!.replace(/\/+$/, '')] ?? 'other';
+}
+
+/**
+ * The `status` label of an API exchange: the HTTP code when an answer came, `invalid` when its
+ * body was not what the API documents, `timeout` or `error` when no answer came.
+ */
+export function apiStatusLabel(
+  event: Pick<ApiRequestEvent, 'status' | 'errorCode' | 'networkCode'>,
+): string {
+  if (event.errorCode === 'THM_API_INVALID_RESPONSE') return 'invalid';
+  if (event.status !== undefined) return String(event.status);
+  if (event.networkCode && /TIMEOUT|ETIMEDOUT/.test(event.networkCode)) return 'timeout';
+  return 'error';
+}
+
+export interface MetricsOptions {
+  /** The configured networks: the only values the `network` label takes. */
+  networks: readonly NetworkConfig[];
+  store: RedisStore;
+  /** Queues whose job counts are reported (checks, mail). */
+  queues: readonly Queue[];
+  /** How long Redis-read figures are reused between scrapes. @defaultValue 5000 */
+  cacheMs?: number;
+  /** Longest wait for Redis during a scrape. @defaultValue 2000 */
+  redisTimeoutMs?: number;
+  /** Process metrics (CPU, memory, event loop lag, GC) with the thm_ prefix. @defaultValue true */
+  processMetrics?: boolean;
+  now?: () => number;
+}
+
+export type JobOutcomeLabel =
+  'ok' | 'premium-inactive' | 'failed' | 'already-done' | 'retry' | 'delayed';
+export type NotificationState = 'decided' | 'sent' | 'retry' | 'failed';
+
+export interface WorkerMetrics {
+  readonly registry: Registry;
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  readonly contentType: string;
+  /** Bounded `network` label: a configured id, else `unknown`. */
+  networkLabel(networkId: unknown): string;
+  /** For ApiClientOptions.onRequest. */
+  observeApiRequest(event: ApiRequestEvent): void;
+  recordJob(kind: string, networkId: unknown, outcome: JobOutcomeLabel, seconds: number): void;
+  recordNotification(networkId: unknown, kind: string, state: NotificationState): void;
+}
+
+interface RedisFigures {
+  queues: Array<{ queue: string; counts: Record<string, number> }>;
+  outbox: { pending: number; failed: number };
+  active: Array<{ network: string; severity: Severity; count: number }>;
+  lastSuccess: Array<{ network: string; at: number }>;
+}
+
+const QUEUE_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+  'paused',
+  'completed',
+  'failed',
+] as const;
+
+export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
+  const registry = new Registry();
+  const networkIds = new Set(options.networks.map((n) => n.id));
+  const now = options.now ?? Date.now;
+  const cacheMs = options.cacheMs ?? 5_000;
+  const redisTimeoutMs = options.redisTimeoutMs ?? 2_000;
+  if (options.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  }
+  const registers = [registry];
+
+  const jobRuns = new Counter({
+    name: 'thm_job_runs_total',
+    help: 'Check jobs processed by this worker, by kind, network and outcome (ok, premium-inactive, already-done: done; retry, delayed: tried again later; failed: for good).',
+    labelNames: ['kind', 'network', 'outcome'] as const,
+    registers,
+  });
+  const jobDuration = new Histogram({
+    name: 'thm_job_duration_seconds',
+    help: 'Time a check job took in this worker, by kind (each attempt).',
+    labelNames: ['kind'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers,
+  });
+  const apiRequests = new Counter({
+    name: 'thm_api_requests_total',
+    help: 'Partner API exchanges (each attempt), by network, endpoint and status (HTTP code, invalid, timeout or error).',
+    labelNames: ['network', 'endpoint', 'status'] as const,
+    registers,
+  });
+  const apiDuration = new Histogram({
+    name: 'thm_api_request_duration_seconds',
+    help: 'Duration of partner API exchanges (headers and whole body), by network and endpoint.',
+    labelNames: ['network', 'endpoint'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers,
+  });
+  const apiRetries = new Counter({
+    name: 'thm_api_retries_total',
+    help: 'Partner API exchanges that failed transiently and were tried again in-process.',
+    labelNames: ['network', 'endpoint'] as const,
+    registers,
+  });
+  const notifications = new Counter({
+    name: 'thm_notifications_total',
+    help: 'Notifications by network, kind and state: decided by a run, sent, deferred by the mail server (retry), refused for good (failed).',
+    labelNames: ['network', 'kind', 'state'] as const,
+    registers,
+  });
+
+  // ---- read from Redis on scrape, shared by the gauges below through one cached snapshot
+  let cached: { at: number; figures: Promise<RedisFigures | undefined> } | undefined;
+  const figures = (): Promise<RedisFigures | undefined> => {
+    if (!cached || now() - cached.at >= cacheMs) {
+      cached = {
+        at: now(),
+        figures: withTimeout(readRedisFigures(options, now()), redisTimeoutMs, 'redis').catch(
+          () => undefined,
+        ),
+      };
+    }
+    return cached.figures;
+  };
+
+  new Gauge({
+    name: 'thm_redis_up',
+    help: '1 when the Redis-read figures of this scrape could be read, else 0.',
+    registers,
+    async collect() {
+      this.set((await figures()) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'thm_queue_jobs',
+    help: 'BullMQ jobs by queue and state (read from Redis).',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+    async collect() {
+      const read = await figures();
+      this.reset();
+      for (const { queue, counts } of read?.queues ?? []) {
+        for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'thm_outbox_pending',
+    help: 'Notifications decided and not yet accepted by the mail server (read from Redis).',
+    registers,
+    async collect() {
+      const read = await figures();
+      this.reset();
+      if (read) this.set(read.outbox.pending);
+    },
+  });
+  new Gauge({
+    name: 'thm_outbox_failed',
+    help: 'Notifications the mail server refused for good, waiting for `thm` to retry them (read from Redis).',
+    registers,
+    async collect() {
+      const read = await figures();
+      this.reset();
+      if (read) this.set(read.outbox.failed);
+    },
+  });
+  new Gauge({
+    name: 'thm_active_pairs',
+    help: 'Active (reported, not yet cleared) declining pairs by network and severity of their last alertable drop (read from Redis).',
+    labelNames: ['network', 'severity'] as const,
+    registers,
+    async collect() {
+      const read = await figures();
+      this.reset();
+      for (const { network, severity, count } of read?.active ?? [])
+        this.set({ network, severity }, count);
+    },
+  });
+  new Gauge({
+    name: 'thm_last_successful_traffic_check_timestamp_seconds',
+    help: 'When the last traffic-check of a network that did not fail finished, as a Unix time (read from Redis).',
+    labelNames: ['network'] as const,
+    registers,
+    async collect() {
+      const read = await figures();
+      this.reset();
+      for (const { network, at } of read?.lastSuccess ?? []) this.set({ network }, at / 1000);
+    },
+  });
+
+  const networkLabel = (networkId: unknown): string =>
+    typeof networkId === 'string' && networkIds.has(networkId) ? networkId : 'unknown';
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    networkLabel,
+    observeApiRequest(event) {
+      const network = networkLabel(event.networkId);
+      const endpoint = endpointLabel(event.path);
+      apiRequests.inc({ network, endpoint, status: apiStatusLabel(event) });
+      apiDuration.observe({ network, endpoint }, event.seconds);
+      if (event.retrying) apiRetries.inc({ network, endpoint });
+    },
+    recordJob(kind, networkId, outcome, seconds) {
+      jobRuns.inc({ kind, network: networkLabel(networkId), outcome });
+      jobDuration.observe({ kind }, seconds);
+    },
+    recordNotification(networkId, kind, state) {
+      notifications.inc({ network: networkLabel(networkId), kind, state });
+    },
+  };
+}
+
+async function readRedisFigures(options: MetricsOptions, now: number): Promise<RedisFigures> {
+  const { store, networks, queues } = options;
+  const [queueCounts, outbox, perNetwork] = await Promise.all([
+    Promise.all(
+      queues.map(async (queue) => ({
+        queue: queue.name,
+        counts: await queue.getJobCounts(...QUEUE_STATES),
+      })),
+    ),
+    store.outboxCounts(),
+    Promise.all(networks.map((network) => readNetworkFigures(store, network, now))),
+  ]);
+  return {
+    queues: queueCounts,
+    outbox: { pending: outbox.pending, failed: outbox.failed },
+    active: perNetwork.flatMap((n) => n.active),
+    lastSuccess: perNetwork.flatMap((n) => (n.lastSuccess === undefined ? [] : [n.lastSuccess])),
+  };
+}
+
+/** How far back the last successful traffic-check is looked for in the run records. */
+const LAST_SUCCESS_DAYS = 31;
+
+async function readNetworkFigures(
+  store: RedisStore,
+  network: NetworkConfig,
+  now: number,
+): Promise<{ active: RedisFigures['active']; lastSuccess?: RedisFigures['lastSuccess'][number] }> {
+  const [state, runs] = await Promise.all([
+    store.loadNetworkState(network.id, {
+      asOf: localDate(now, network.timezone),
+      kind: 'traffic-check',
+      now,
+    }),
+    store.listRuns(network.id, { days: LAST_SUCCESS_DAYS, now }),
+  ]);
+  const bySeverity: Record<Severity, number> = { warning: 0, critical: 0 };
+  for (const pair of state.active.values()) {
+    bySeverity[severityOf(pair.dropPercent, network.alerts)] += 1;
+  }
+  const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
+    network: network.id,
+    severity,
+    count: bySeverity[severity],
+  }));
+  let last: number | undefined;
+  for (const run of runs) {
+    if (run.kind === 'traffic-check' && run.outcome !== 'failed')
+      last = Math.max(last ?? 0, run.finishedAt);
+  }
+  return last === undefined
+    ? { active }
+    : { active, lastSuccess: { network: network.id, at: last } };
+}

@@ -1,0 +1,78 @@
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { startHealthCheck, type HealthCheck } from './health.js';
+import type { WorkerMetrics } from './metrics.js';
+import { startMonitoringServer, type MonitoringServer } from './server.js';
+
+/**
+ * The worker's monitoring (`monitoring.port` set): the health check with its canary, and the
+ * HTTP server of /metrics, /healthz and /queues. Started and closed by the worker.
+ */
+export interface MonitoringOptions {
+  /** Overrides monitoring.port; 0 picks a free port (tests). */
+  port?: number;
+  /** Canary interval of /healthz. @defaultValue 30000 */
+  canaryIntervalMs?: number;
+}
+
+export interface Monitoring {
+  server: MonitoringServer;
+  health: HealthCheck;
+  close(): Promise<void>;
+}
+
+/** The port to serve on, or undefined when monitoring is off. */
+export function monitoringPort(
+  config: Config,
+  options: MonitoringOptions = {},
+): number | undefined {
+  return options.port ?? config.monitoring.port;
+}
+
+export async function startMonitoring(parts: {
+  config: Config;
+  port: number;
+  redis: Redis;
+  metrics: WorkerMetrics;
+  workers: readonly Worker[];
+  queues: readonly Queue[];
+  logger: Logger;
+  canaryIntervalMs?: number;
+}): Promise<Monitoring> {
+  const { config, logger } = parts;
+  const health = await startHealthCheck({
+    redis: parts.redis,
+    prefix: config.redis.prefix,
+    workers: parts.workers,
+    queues: parts.queues,
+    logger,
+    ...(parts.canaryIntervalMs !== undefined ? { intervalMs: parts.canaryIntervalMs } : {}),
+  });
+  let server: MonitoringServer;
+  try {
+    server = await startMonitoringServer({
+      host: config.monitoring.host,
+      port: parts.port,
+      metrics: parts.metrics,
+      health,
+      queues: parts.queues,
+      logger,
+      ...(config.monitoring.dashboardAuth !== undefined
+        ? { dashboardAuth: config.monitoring.dashboardAuth }
+        : {}),
+    });
+  } catch (error) {
+    await health.close();
+    throw error;
+  }
+  return {
+    server,
+    health,
+    async close() {
+      await server.close();
+      await health.close();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Queue } from 'bullmq';
+import type { Logger } from '../log.js';
+import { BASIC_REALM, isAuthorized } from './basic-auth.js';
+import { loadQueueViews, renderDashboard } from './dashboard.js';
+import type { HealthCheck } from './health.js';
+import type { WorkerMetrics } from './metrics.js';
+import { withTimeout } from './with-timeout.js';
+
+/**
+ * The monitoring HTTP server (config section `monitoring`): one node:http server with
+ *   GET /metrics   Prometheus text format
+ *   GET /healthz   200 or 503, JSON {ok, problems, ...}
+ *   GET /queues    the read-only queue page, behind basic auth; 404 without dashboardAuth
+ * Anything else is 404; a method other than GET or HEAD is 405.
+ */
+export interface MonitoringServerOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  metrics: WorkerMetrics;
+  health: HealthCheck;
+  /** "user:password"; absent: /queues answers 404. */
+  dashboardAuth?: string;
+  /** Queues shown on /queues. */
+  queues: readonly Queue[];
+  logger: Logger;
+  /** Longest wait for Redis while building /queues. @defaultValue 3000 */
+  redisTimeoutMs?: number;
+  now?: () => number;
+}
+
+export interface MonitoringServer {
+  /** e.g. http://127.0.0.1:9464 */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startMonitoringServer(
+  options: MonitoringServerOptions,
+): Promise<MonitoringServer> {
+  const { metrics, health, logger } = options;
+  const now = options.now ?? Date.now;
+
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> = {
+    '/metrics': async (_req, res) => {
+      const text = await metrics.render();
+      send(res, 200, metrics.contentType, text);
+    },
+    '/healthz': async (_req, res) => {
+      const report = await health.check();
+      send(res, report.ok ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`);
+    },
+    '/queues': async (req, res) => {
+      const auth = options.dashboardAuth;
+      if (!auth) return notFound(res);
+      if (!isAuthorized(req, auth)) {
+        res.setHeader('www-authenticate', BASIC_REALM);
+        return send(res, 401, 'text/plain; charset=utf-8', 'authentication required\n');
+      }
+      let views;
+      try {
+        views = await withTimeout(
+          loadQueueViews(options.queues),
+          options.redisTimeoutMs ?? 3_000,
+          'redis',
+        );
+      } catch (error) {
+        return send(
+          res,
+          503,
+          'text/plain; charset=utf-8',
+          `queues unavailable: ${(error as Error).message}\n`,
+        );
+      }
+      res.setHeader(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      );
+      send(res, 200, 'text/html; charset=utf-8', renderDashboard(views, now()));
+    },
+  };
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
+    const route = routes[path];
+    if (!route) return notFound(res);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    }
+    route(req, res).catch((error: Error) => {
+      logger.warn({ path }, `monitoring request failed: ${error.message}`);
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.destroy();
+    });
+  });
+  // Scrapers keep connections open; they must not hold up a shutdown.
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (error) => logger.warn(`monitoring server: ${error.message}`));
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  logger.info({ host: options.host, port }, 'monitoring server listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+function notFound(res: ServerResponse): void {
+  send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+}
