@@ -46,6 +46,10 @@ export const FAULT_ENDPOINTS = [
   'summary',
   'identity',
   'connections',
+  'advertiser-users',
+  'tiered-commissions',
+  'creatives',
+  'entity-report',
   '*',
 ] as const;
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];

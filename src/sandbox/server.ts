@@ -7,7 +7,12 @@ import { isIsoDate, todayUtc } from './dates.js';
 import { FaultQueue } from './faults.js';
 import { invoiceSummary } from './invoices.js';
 import { PORTAL_OF_PREFIX, scenarioKeys, type SandboxKey } from './keys.js';
-import { hash32 } from './random.js';
+import { AdvertiserUserStore, type SandboxNotification } from './advertiser-users.js';
+import { errorAnswer, json, type Answer } from './answers.js';
+import { connectionsPage } from './connections.js';
+import { creative } from './creatives.js';
+import { entityReportPage } from './entity-report.js';
+import { TieredCommissionStore } from './tiered-commissions.js';
 import {
   faultSchema,
   parseScenario,
@@ -27,7 +32,7 @@ import {
 
 /**
  * The sandbox: a real HTTP server that answers as the partner API does (seed/partner-network-api.md)
- * for the endpoints the monitor uses, from a scenario. Not a mock of the client: it knows
+ * for every endpoint of the spec's summary table, from a scenario. Not a mock of the client: it knows
  * nothing of it, and the client talks to it over real sockets exactly as to the real API.
  *
  * Under /v1 (the API):
@@ -44,8 +49,17 @@ import {
  *   - GET  /affiliates/affiliate, GET /advertisers/advertiser   identity (realm examples)
  *   - POST /partners/connections/table, GET /partners/connections   marketplace connections,
  *        paged by query page/page_size (default 1 and 50, page_size capped at 200 and the cap
- *        reported in paging.page_size; the seed allows endpoints a cap below 2,000)
- *   - error bodies are {"error": "..."}.
+ *        reported in paging.page_size; the seed allows endpoints a cap below 2,000); see
+ *        connections.ts
+ *   - POST /networks/advertisers/{advertiserId}/users   advertiser-users.ts
+ *   - POST /networks/tieredcommissions                   tiered-commissions.ts
+ *   - GET  /networks/creatives/{creativeId}              creatives.ts (unknown id: 404)
+ *   - POST /networks/reporting/entity/table              entity-report.ts (paging in the body,
+ *        10,000 rows served at most)
+ *   - success is 200 everywhere (the spec shows no other success status);
+ *   - error bodies are {"error": "..."}; a body breaking a rule of the spec is 422 with
+ *     {"error":"<field>: <problem>","errors":[{"field","problem"},...]}, a taken e-mail 409,
+ *     bad paging parameters or JSON 400 (the spec shows no validation error shape: our pick).
  *
  * Outside /v1 (the control surface, for a sandbox run as its own process by tests and the demo;
  * no key, loopback tool):
@@ -83,22 +97,17 @@ export interface Sandbox {
   requests(): number;
   /** TCP connections accepted (tests use it to see connection reuse). */
   connections(): number;
+  /** E-mails the platform would have sent on advertiser user creation, oldest first. */
+  notifications(): SandboxNotification[];
   close(): Promise<void>;
 }
 
-export type { Fault, SandboxKey };
+export type { Fault, SandboxKey, SandboxNotification };
 
 const PREMIUM_REQUIRED_MESSAGE = 'Traffic Health Premium package is required';
 const REQUEST_BODY_MAX = 1024 * 1024;
-const CONNECTIONS_MAX_PAGE_SIZE = 200;
 /** Generated isptrends bodies kept, by total size. */
 const BODY_CACHE_BYTES = 256 * 1024 * 1024;
-
-interface Answer {
-  status: number;
-  body: string | Buffer;
-  contentType?: string;
-}
 
 interface RequestContext {
   network: SandboxNetwork;
@@ -106,17 +115,24 @@ interface RequestContext {
   key: SandboxKey;
   url: URL;
   body: unknown;
+  /** The path's parameters ({advertiserId}, {creativeId}), in order. */
+  params: string[];
 }
 
 interface Route {
   method: 'GET' | 'POST';
-  path: string;
+  /** An exact path, or a pattern whose groups are the path parameters. */
+  path: string | RegExp;
   endpoint: FaultEndpoint;
   handle(ctx: RequestContext): Answer;
 }
 
-const json = (status: number, value: unknown): Answer => ({ status, body: JSON.stringify(value) });
-const errorAnswer = (status: number, message: string): Answer => json(status, { error: message });
+/** The route's path parameters when it matches `path`, else undefined. */
+function matchRoute(route: Route, path: string): string[] | undefined {
+  if (typeof route.path === 'string') return route.path === path ? [] : undefined;
+  const match = route.path.exec(path);
+  return match ? match.slice(1) : undefined;
+}
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const scenario = parseScenario(options.scenario);
@@ -135,6 +151,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let requestCount = 0;
   let connectionCount = 0;
   const bodies = new ByteBoundedCache();
+  const advertiserUsers = new AdvertiserUserStore();
+  const tieredCommissions = new TieredCommissionStore();
   const templates = new Map<string, string[]>();
 
   function trendsBody(network: SandboxNetwork, networkId: number): Buffer {
@@ -232,13 +250,49 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       method: 'GET',
       path: '/partners/connections',
       endpoint: 'connections',
-      handle: (ctx) => connectionsPage(ctx, scenario.seed),
+      handle: (ctx) =>
+        connectionsPage(ctx.network, ctx.networkId, ctx.url, ctx.body, scenario.seed),
     },
     {
       method: 'POST',
       path: '/partners/connections/table',
       endpoint: 'connections',
-      handle: (ctx) => connectionsPage(ctx, scenario.seed),
+      handle: (ctx) =>
+        connectionsPage(ctx.network, ctx.networkId, ctx.url, ctx.body, scenario.seed),
+    },
+    {
+      method: 'POST',
+      path: /^\/networks\/advertisers\/([^/]+)\/users$/,
+      endpoint: 'advertiser-users',
+      handle: ({ network, networkId, url, body, params }) => {
+        const advertiserId = Number(params[0]);
+        if (!Number.isSafeInteger(advertiserId)) return errorAnswer(404, 'Advertiser not found');
+        return advertiserUsers.create({ network: network.id, networkId, advertiserId, url, body });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/networks/tieredcommissions',
+      endpoint: 'tiered-commissions',
+      handle: ({ networkId, body }) => tieredCommissions.create({ networkId, day, body }),
+    },
+    {
+      method: 'GET',
+      path: /^\/networks\/creatives\/([^/]+)$/,
+      endpoint: 'creatives',
+      handle: ({ network, networkId, params }) => {
+        const found = /^\d+$/.test(params[0] ?? '')
+          ? creative(network, networkId, Number(params[0]))
+          : undefined;
+        return found ? json(200, found) : errorAnswer(404, 'Creative not found');
+      },
+    },
+    {
+      method: 'POST',
+      path: '/networks/reporting/entity/table',
+      endpoint: 'entity-report',
+      handle: ({ network, body }) =>
+        entityReportPage({ seed: scenario.seed, network: network.id, body }),
     },
   ];
 
@@ -251,9 +305,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const key = typeof header === 'string' ? keyIndex.get(header) : undefined;
     if (!key) return sendAnswer(res, errorAnswer(401, 'No Authentication Method Found'));
     if (key.portal !== portal) return sendAnswer(res, errorAnswer(403, 'Out of realm'));
-    const route = routes.find((r) => r.path === path && r.method === req.method);
-    if (!route) {
-      const other = routes.some((r) => r.path === path);
+    let params: string[] | undefined;
+    const route = routes.find(
+      (r) => r.method === req.method && (params = matchRoute(r, path)) !== undefined,
+    );
+    if (!route || !params) {
+      const other = routes.some((r) => matchRoute(r, path) !== undefined);
       return sendAnswer(
         res,
         other ? errorAnswer(405, 'Method Not Allowed') : errorAnswer(404, 'Not Found'),
@@ -284,6 +341,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       key,
       url,
       body,
+      params,
     });
     if (!fault) return sendAnswer(res, answer);
     return sendFaulty(res, answer, fault, route.endpoint, entry.networkId);
@@ -386,6 +444,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     clearFaults: () => faults.clear(),
     requests: () => requestCount,
     connections: () => connectionCount,
+    notifications: () => advertiserUsers.notifications(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -397,63 +456,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 const summaryRequestSchema = z.object({ filters: z.object({ status: z.string() }) });
-
-function connectionsPage(ctx: RequestContext, seed: number): Answer {
-  const pageText = ctx.url.searchParams.get('page');
-  const sizeText = ctx.url.searchParams.get('page_size');
-  const page = pageText === null ? 1 : Number(pageText);
-  const requested = sizeText === null ? 50 : Number(sizeText);
-  if (!Number.isInteger(page) || page < 1)
-    return errorAnswer(400, 'page must be a positive integer');
-  if (!Number.isInteger(requested) || requested < 1)
-    return errorAnswer(400, 'page_size must be a positive integer');
-  const pageSize = Math.min(requested, CONNECTIONS_MAX_PAGE_SIZE);
-  const status = (ctx.body as { filters?: { status?: unknown } } | undefined)?.filters?.status;
-  if (status !== undefined && status !== 'active' && status !== 'pending' && status !== 'deleted') {
-    return errorAnswer(400, 'filters.status must be one of active, pending, deleted');
-  }
-  const all: Record<string, unknown>[] = [];
-  for (let i = 1; i <= ctx.network.connections; i += 1) {
-    const state = i % 10 === 0 ? 'deleted' : i % 5 === 0 ? 'pending' : 'active';
-    if (status !== undefined && state !== status) continue;
-    all.push(connection(ctx, seed, i, state));
-  }
-  const start = (page - 1) * pageSize;
-  return json(200, {
-    connections: all.slice(start, start + pageSize),
-    paging: { page, page_size: pageSize, total_count: all.length },
-  });
-}
-
-function connection(
-  ctx: RequestContext,
-  seed: number,
-  i: number,
-  status: string,
-): Record<string, unknown> {
-  const networkId = 5_000 + i;
-  return {
-    partner_id: ctx.networkId,
-    network_id: networkId,
-    network_affiliate_id: 7_000 + i,
-    network_affiliate_user_id: 9_000 + i,
-    status,
-    time_created: 1_767_225_600 + i * 3_600,
-    // The connection's own key is a secret in the real API too: fake, but shaped like one.
-    api_key: `sbx_conn_${hash32(`${seed}:${ctx.network.id}:${i}`).toString(16).padStart(8, '0')}`,
-    relationship: {
-      network: {
-        network_id: networkId,
-        name: `Advertiser Network ${i}`,
-        logo_image_url: '',
-        signup_url: `https://signup.adv${i}.example`,
-        login_url: `https://login.adv${i}.example`,
-        timezone_id: 80,
-      },
-      service_pay: { is_service_pay_enabled: false },
-    },
-  };
-}
 
 async function readRequestBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
