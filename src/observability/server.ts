@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
+import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { BASIC_REALM, isAuthorized } from './basic-auth.js';
 import { loadQueueViews, renderDashboard } from './dashboard.js';
@@ -101,7 +102,14 @@ export async function startMonitoringServer(
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigError(
+          `monitoring.port: cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`,
+          { cause: error },
+        ),
+      ),
+    );
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();

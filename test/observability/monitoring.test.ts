@@ -32,6 +32,9 @@ describe('monitoring server of the worker', () => {
     stack = await startJobStack(['acme', 'globex'], { monitoring: { dashboardAuth: AUTH } });
     worker = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: CANARY_MS } });
     base = worker.monitoring!.server.url;
+    // The Redis outage below is on purpose: the stack's own clients need not print it.
+    stack.queue.on('error', () => undefined);
+    stack.events.on('error', () => undefined);
   });
   afterAll(() => stack.close());
 
@@ -235,6 +238,9 @@ describe('monitoring server of the worker', () => {
       schedulers: false,
       monitoring: { port: 0, canaryIntervalMs: CANARY_MS },
     });
+    const redis = stack.redis.client();
+    const pattern = `${stack.config.redis.prefix}:${other.monitoring!.health.canaryQueue.name}:*`;
+    await waitFor(async () => ((await redis.keys(pattern)).length > 0 ? true : undefined));
     try {
       const url = other.monitoring!.server.url;
       expect((await get(`${url}/queues`)).status).toBe(404);
@@ -243,6 +249,18 @@ describe('monitoring server of the worker', () => {
     } finally {
       await other.close();
     }
+    // The canary queue of a closed worker leaves nothing behind in Redis.
+    expect(await redis.keys(pattern)).toEqual([]);
+  });
+
+  it('a port already in use is a one-line config error, and the worker does not stay up', async () => {
+    const port = worker.monitoring!.server.port;
+    await expect(
+      startWorker(stack.config, silentLogger, { schedulers: false, monitoring: { port } }),
+    ).rejects.toMatchObject({
+      code: 'THM_CONFIG',
+      message: `monitoring.port: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`,
+    });
   });
 
   it('/healthz: unhealthy while Redis is down, healthy again once it is back; /metrics still answers', async () => {
