@@ -58,6 +58,11 @@ const action = z.enum(RETROACTIVE_ACTIONS, list(COMMISSION_ACTIONS));
 const retroactiveAction = z.enum(RETROACTIVE_ACTIONS, list(RETROACTIVE_ACTIONS));
 const number = z.number();
 const idList = z.array(z.number().int());
+/** Rule 6: `{}` and nothing else (a strict object would name the extra key, not the rule). */
+const emptyObject = z.custom<Record<string, never>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0,
+  'must be an empty object',
+);
 
 export const tieredCommissionRequestSchema = z
   .strictObject({
@@ -88,7 +93,7 @@ export const tieredCommissionRequestSchema = z
     sale_amount_max: number.optional(),
     conversion_max: number.optional(),
     event_max: number.optional(),
-    relationship: z.strictObject({}, 'must be an empty object').optional(),
+    relationship: emptyObject.optional(),
     is_retroactive_payout_enabled: z.boolean().optional(),
     retroactive_payout_action: retroactiveAction.optional(),
     retroactive_payout_value: number.optional(),
