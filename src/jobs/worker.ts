@@ -123,9 +123,18 @@ export async function startWorker(
       settings: { backoffStrategy: (attemptsMade: number) => mailBackoff(attemptsMade) },
     },
   );
-  for (const w of [checksWorker, mailWorker]) {
-    w.on('error', (error) => logger.warn({ queue: w.name }, `worker error: ${error.message}`));
-  }
+  // Without listeners BullMQ prints raw stack traces of connection errors during a Redis
+  // outage; the connection's own handler already logs the outage once, as JSON.
+  const onError = (queue: string) => (error: Error & { code?: string }) => {
+    const connection = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed/.test(
+      `${error.code ?? ''} ${error.message}`,
+    );
+    logger[connection ? 'debug' : 'warn']({ queue }, `queue error: ${error.message}`);
+  };
+  checksWorker.on('error', onError(CHECKS_QUEUE));
+  mailWorker.on('error', onError(MAIL_QUEUE));
+  checksQueue.on('error', onError(CHECKS_QUEUE));
+  mailQueue.on('error', onError(MAIL_QUEUE));
 
   const sweep = () =>
     sweepOutbox(store, mailQueue, logger).catch((error: Error) =>
