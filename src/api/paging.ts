@@ -78,3 +78,43 @@ export async function collectPages<T>(
   for await (const items of walkPages(fetchPage, options)) all.push(...items);
   return all;
 }
+
+export interface CappedCollection<T> {
+  items: T[];
+  /** The last envelope's total_count (at least the items seen): every item, served or not. */
+  totalCount: number;
+  /** The cap cut the collection short: `items` is not everything. */
+  capped: boolean;
+  pages: number;
+}
+
+/**
+ * All items up to `cap` (aggregated reports serve at most 10,000 rows, whatever the paging):
+ * the walk stops once the cap is reached instead of asking for pages that cannot come, and
+ * says whether anything was left out.
+ */
+export async function collectPagesUpTo<T>(
+  fetchPage: (request: PageRequest) => Promise<Page<T>>,
+  cap: number,
+  options: PagingOptions = {},
+): Promise<CappedCollection<T>> {
+  const items: T[] = [];
+  let totalCount = 0;
+  let pages = 0;
+  let beyond = false;
+  const counted = async (request: PageRequest) => {
+    const page = await fetchPage(request);
+    pages += 1;
+    totalCount = page.paging?.total_count ?? totalCount;
+    return page;
+  };
+  for await (const batch of walkPages(counted, options)) {
+    items.push(...batch);
+    if (items.length >= cap) {
+      beyond = items.length > cap || totalCount > cap;
+      items.length = cap;
+      break;
+    }
+  }
+  return { items, totalCount: Math.max(totalCount, items.length), capped: beyond, pages };
+}

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
+import { registerApiCommand } from './commands/api.js';
 import { registerConfigCommands } from './commands/config-check.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerConfigCommands(program);
   registerDemoCommand(program);
   registerSandboxCommand(program);
+  registerApiCommand(program);
   program.addHelpText(
     'after',
     [

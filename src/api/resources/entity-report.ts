@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isIsoDate } from '../../dates.js';
 import type { ApiClient } from '../client.js';
-import { MAX_PAGE_SIZE, walkPages } from '../paging.js';
+import { MAX_PAGE_SIZE, collectPagesUpTo } from '../paging.js';
 import { entityReportPageSchema, type EntityReportPage, type EntityReportRow } from '../schemas.js';
 import { assertNoProblems, problemsOf, type RequestProblem } from './request-check.js';
 
@@ -87,43 +87,28 @@ export async function entityReport(
 ): Promise<EntityReportResult> {
   assertNoProblems(WHAT, entityReportProblems(body));
   const cap = options.rowCap ?? REPORT_ROW_CAP;
-  const rows: EntityReportRow[] = [];
-  let totalCount = 0;
-  let pages = 0;
-  let more = false; // rows beyond the cap were seen
-  const walk = walkPages<EntityReportRow>(
+  const collected = await collectPagesUpTo<EntityReportRow>(
     async ({ page, pageSize }) => {
       const result = await entityReportPage(client, { ...body, page, page_size: pageSize });
-      pages += 1;
-      totalCount = result.paging.total_count;
       return { items: result.table, paging: result.paging };
     },
+    cap,
     {
       pageSize: options.pageSize ?? body.page_size ?? MAX_PAGE_SIZE,
       endpoint: `POST ${ENTITY_REPORT_PATH}`,
     },
   );
-  for await (const items of walk) {
-    rows.push(...items);
-    if (rows.length >= cap) {
-      more = rows.length > cap || totalCount > cap;
-      rows.length = Math.min(rows.length, cap);
-      break;
-    }
-  }
-  // A report of exactly `cap` rows, all served, is whole; more rows than served means cut.
-  const capped = rows.length >= cap && (more || totalCount > cap);
-  const result: EntityReportResult = {
-    rows,
-    totalCount: Math.max(totalCount, rows.length),
-    capped,
-    pages,
-  };
-  if (capped) {
-    result.note =
-      `the API serves at most ${cap.toLocaleString('en-US')} rows of an aggregated report: ` +
-      `returned ${rows.length.toLocaleString('en-US')} of ${totalCount.toLocaleString('en-US')}; ` +
-      'narrow the date range or the columns for the rest';
-  }
+  const { items: rows, totalCount, capped, pages } = collected;
+  const result: EntityReportResult = { rows, totalCount, capped, pages };
+  if (capped) result.note = rowCapNote(cap, rows.length, totalCount);
   return result;
+}
+
+/** What a person is told when the cap cut a report short. */
+export function rowCapNote(cap: number, served: number, total: number): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  return (
+    `the API serves at most ${n(cap)} rows of an aggregated report: returned ${n(served)} of ` +
+    `${n(total)}; narrow the date range or the columns for the rest`
+  );
 }
