@@ -19,7 +19,7 @@ import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
 import { checkEvictionPolicy, connectRedis } from './redis.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { cronTimesInDstGap, reconcileSchedulers } from './schedulers.js';
+import { dstGapChecker, reconcileSchedulers } from './schedulers.js';
 import type { CheckOutcome } from './traffic-check.js';
 
 /**
@@ -202,6 +202,7 @@ async function quit(redis: Redis): Promise<void> {
 }
 
 function warnAboutDstGaps(config: Config, logger: Logger): void {
+  const cronTimesInDstGap = dstGapChecker();
   for (const network of config.networks) {
     const crons = [
       ['trafficCheck.cron', network.trafficCheck.cron],
