@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { ApiClient } from '../client.js';
 import { ACCOUNT_STATUSES, advertiserUserSchema, type AdvertiserUser } from '../schemas.js';
-import { assertNoProblems, checkId, problemsOf, type RequestProblem } from './request-check.js';
+import {
+  assertNoProblems,
+  checkId,
+  combineProblems,
+  fieldsOf,
+  problemsOf,
+  type RequestProblem,
+} from './request-check.js';
 
 /**
  * Advertiser users: POST /networks/advertisers/{advertiserId}/users (network portal).
@@ -31,64 +38,73 @@ export const WELCOME_NOTIFICATION_PARAM = 'notification';
 /** Query parameter selecting related data (rule 7), repeated once per relationship. */
 export const RELATIONSHIP_PARAM = 'relationship';
 
-export const advertiserUserRequestSchema = z
-  .strictObject({
-    first_name: z.string().optional(),
-    last_name: z.string().optional(),
-    email: z.email('must be an e-mail address'),
-    title: z.string().optional(),
-    work_phone: z.string().optional(),
-    cell_phone: z.string().optional(),
-    instant_messaging_id: z
-      .number()
-      .int('must be an integer 0 to 5')
-      .min(0, 'must be an integer 0 to 5')
-      .max(5, 'must be an integer 0 to 5')
-      .optional(),
-    instant_messaging_identifier: z.string().optional(),
-    language_id: z.literal(1, 'must be 1 (English), the only language allowed').optional(),
-    timezone_id: z.number().int().optional(),
-    currency_id: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/, 'must be an ISO currency code (three letters)')
-      .optional(),
-    account_status: z
-      .enum(ACCOUNT_STATUSES, 'must be one of active, inactive, suspended')
-      .optional(),
-    send_activation_email: z.boolean().optional(),
-    set_password_manually: z.boolean().optional(),
-    initial_password: z.string().optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.set_password_manually === true) {
-      if (body.initial_password === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['initial_password'],
-          message: 'required when set_password_manually is true',
-        });
-      } else if (body.initial_password.length < INITIAL_PASSWORD_MIN) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['initial_password'],
-          message: `must be at least ${INITIAL_PASSWORD_MIN} characters`,
-        });
-      }
-    }
-    const im = body.instant_messaging_id;
-    if (im !== undefined && im >= 1 && im <= 5 && !body.instant_messaging_identifier?.trim()) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['instant_messaging_identifier'],
-        message: `required when instant_messaging_id selects a platform (${im})`,
-      });
-    }
-  });
+export const advertiserUserRequestSchema = z.strictObject({
+  first_name: z.string().optional(),
+  last_name: z.string().optional(),
+  email: z.email('must be an e-mail address'),
+  title: z.string().optional(),
+  work_phone: z.string().optional(),
+  cell_phone: z.string().optional(),
+  instant_messaging_id: z
+    .number()
+    .int('must be an integer 0 to 5')
+    .min(0, 'must be an integer 0 to 5')
+    .max(5, 'must be an integer 0 to 5')
+    .optional(),
+  instant_messaging_identifier: z.string().optional(),
+  language_id: z.literal(1, 'must be 1 (English), the only language allowed').optional(),
+  timezone_id: z.number().int().optional(),
+  currency_id: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be an ISO currency code (three letters)')
+    .optional(),
+  account_status: z.enum(ACCOUNT_STATUSES, 'must be one of active, inactive, suspended').optional(),
+  send_activation_email: z.boolean().optional(),
+  set_password_manually: z.boolean().optional(),
+  initial_password: z.string().optional(),
+});
 export type AdvertiserUserRequest = z.input<typeof advertiserUserRequestSchema>;
 
 /** Every rule the body breaks (empty when it may be sent). */
 export function advertiserUserProblems(body: unknown): RequestProblem[] {
-  return problemsOf(advertiserUserRequestSchema, body);
+  return combineProblems(problemsOf(advertiserUserRequestSchema, body), ruleProblems(body));
+}
+
+/** Rules 2 and 5: conditions across fields. */
+function ruleProblems(body: unknown): RequestProblem[] {
+  const b = fieldsOf(body);
+  const problems: RequestProblem[] = [];
+  if (b.set_password_manually === true) {
+    if (b.initial_password === undefined) {
+      problems.push({
+        field: 'initial_password',
+        problem: 'required when set_password_manually is true',
+      });
+    } else if (
+      typeof b.initial_password === 'string' &&
+      b.initial_password.length < INITIAL_PASSWORD_MIN
+    ) {
+      problems.push({
+        field: 'initial_password',
+        problem: `must be at least ${INITIAL_PASSWORD_MIN} characters`,
+      });
+    }
+  }
+  const im = b.instant_messaging_id;
+  const identifier = b.instant_messaging_identifier;
+  if (
+    typeof im === 'number' &&
+    Number.isInteger(im) &&
+    im >= 1 &&
+    im <= 5 &&
+    !(typeof identifier === 'string' && identifier.trim())
+  ) {
+    problems.push({
+      field: 'instant_messaging_identifier',
+      problem: `required when instant_messaging_id selects a platform (${im})`,
+    });
+  }
+  return problems;
 }
 
 export interface CreateAdvertiserUserOptions {

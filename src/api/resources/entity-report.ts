@@ -3,7 +3,13 @@ import { isIsoDate } from '../../dates.js';
 import type { ApiClient } from '../client.js';
 import { MAX_PAGE_SIZE, collectPagesUpTo } from '../paging.js';
 import { entityReportPageSchema, type EntityReportPage, type EntityReportRow } from '../schemas.js';
-import { assertNoProblems, problemsOf, type RequestProblem } from './request-check.js';
+import {
+  assertNoProblems,
+  combineProblems,
+  fieldsOf,
+  problemsOf,
+  type RequestProblem,
+} from './request-check.js';
 
 /**
  * The entity report: POST /networks/reporting/entity/table (network portal), paged in the
@@ -23,31 +29,30 @@ export const REPORT_ROW_CAP = 10_000;
 const date = z.string().refine(isIsoDate, 'must be a date YYYY-MM-DD');
 const positive = z.number().int('must be a positive integer').min(1, 'must be a positive integer');
 
-export const entityReportRequestSchema = z
-  .strictObject({
-    from: date,
-    to: date,
-    timezone_id: z.number().int().optional(),
-    currency_id: z.string().optional(),
-    columns: z
-      .array(z.strictObject({ column: z.string().min(1, 'must not be empty') }))
-      .min(1, 'at least one column is required'),
-    page: positive.optional(),
-    page_size: positive.optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (isIsoDate(body.from) && isIsoDate(body.to) && body.to < body.from) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['to'],
-        message: `must not be before from (${body.from})`,
-      });
-    }
-  });
+export const entityReportRequestSchema = z.strictObject({
+  from: date,
+  to: date,
+  timezone_id: z.number().int().optional(),
+  currency_id: z.string().optional(),
+  columns: z
+    .array(z.strictObject({ column: z.string().min(1, 'must not be empty') }))
+    .min(1, 'at least one column is required'),
+  page: positive.optional(),
+  page_size: positive.optional(),
+});
 export type EntityReportRequest = z.input<typeof entityReportRequestSchema>;
 
 export function entityReportProblems(body: unknown): RequestProblem[] {
-  return problemsOf(entityReportRequestSchema, body);
+  const { from, to } = fieldsOf(body);
+  const order: RequestProblem[] =
+    typeof from === 'string' &&
+    typeof to === 'string' &&
+    isIsoDate(from) &&
+    isIsoDate(to) &&
+    to < from
+      ? [{ field: 'to', problem: `must not be before from (${from})` }]
+      : [];
+  return combineProblems(problemsOf(entityReportRequestSchema, body), order);
 }
 
 const WHAT = 'entity report';

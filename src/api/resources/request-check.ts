@@ -42,6 +42,26 @@ export function problemsOf(schema: z.ZodType, value: unknown): RequestProblem[] 
   return problems;
 }
 
+/** A body's fields as a record (anything else: none), for rules that read several fields. */
+export function fieldsOf(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}
+
+/**
+ * Field problems (types, enums, formats) and rule problems (conditions across fields) together.
+ * The rules run on the raw body even when a field is mistyped, so one answer lists every broken
+ * rule (a zod refinement would be skipped then); a field reported already is not named twice.
+ */
+export function combineProblems(
+  fieldProblems: RequestProblem[],
+  ruleProblems: RequestProblem[],
+): RequestProblem[] {
+  const named = new Set(fieldProblems.map((p) => p.field));
+  return [...fieldProblems, ...ruleProblems.filter((p) => !named.has(p.field))];
+}
+
 /**
  * A request the client refuses to send. `field` is the first broken rule's field; the message
  * lists the first problem and how many more there are.

@@ -9,7 +9,13 @@ import {
   tieredCommissionSchema,
   type TieredCommission,
 } from '../schemas.js';
-import { assertNoProblems, problemsOf, type RequestProblem } from './request-check.js';
+import {
+  assertNoProblems,
+  combineProblems,
+  fieldsOf,
+  problemsOf,
+  type RequestProblem,
+} from './request-check.js';
 
 /**
  * Tiered commissions: POST /networks/tieredcommissions (network portal).
@@ -64,70 +70,42 @@ const emptyObject = z.custom<Record<string, never>>(
   'must be an empty object',
 );
 
-export const tieredCommissionRequestSchema = z
-  .strictObject({
-    name: z.string().optional(),
-    notes: z.string().optional(),
-    status: z.enum(TIERED_COMMISSION_STATUSES, list(TIERED_COMMISSION_STATUSES)).optional(),
-    start_date: date.optional(),
-    end_date: date.optional(),
-    period: z.enum(TIERED_COMMISSION_PERIODS, list(TIERED_COMMISSION_PERIODS)).optional(),
-    network_offer_payout_revenue_id: z.number().int().optional(),
-    is_apply_all_affiliates: z.boolean().optional(),
-    network_affiliate_ids: idList.optional(),
-    network_offer_ids: idList.optional(),
-    network_advertiser_ids: idList.nullable().optional(),
-    is_payout_enabled: z.boolean().optional(),
-    payout_action: action.optional(),
-    payout_value: number.optional(),
-    is_revenue_enabled: z.boolean().optional(),
-    revenue_action: action.optional(),
-    revenue_value: number.optional(),
-    payout_goal: number.optional(),
-    revenue_goal: number.optional(),
-    sale_amount_goal: number.optional(),
-    conversion_goal: number.optional(),
-    event_goal: number.optional(),
-    payout_max: number.optional(),
-    revenue_max: number.optional(),
-    sale_amount_max: number.optional(),
-    conversion_max: number.optional(),
-    event_max: number.optional(),
-    relationship: emptyObject.optional(),
-    is_retroactive_payout_enabled: z.boolean().optional(),
-    retroactive_payout_action: retroactiveAction.optional(),
-    retroactive_payout_value: number.optional(),
-    is_retroactive_revenue_enabled: z.boolean().optional(),
-    retroactive_revenue_action: retroactiveAction.optional(),
-    retroactive_revenue_value: number.optional(),
-  })
-  .superRefine((body, ctx) => {
-    const issue = (field: string, message: string) =>
-      ctx.addIssue({ code: 'custom', path: [field], message });
-    if (!GOALS.some((g) => (body[`${g}_goal`] ?? 0) > 0)) {
-      issue(
-        'conversion_goal',
-        'at least one goal (conversion_goal, event_goal, sale_amount_goal, payout_goal, revenue_goal) must be greater than 0',
-      );
-    }
-    for (const part of COMMISSION_PARTS) {
-      if (body[part.flag] !== true) continue;
-      if (body[part.action] === undefined) issue(part.action, `required when ${part.flag} is true`);
-      const value = body[part.value];
-      if (value === undefined) issue(part.value, `required when ${part.flag} is true`);
-      else if (!(value > 0)) issue(part.value, `must be greater than 0 when ${part.flag} is true`);
-    }
-    for (const goal of GOALS) {
-      const max = body[`${goal}_max`] ?? 0;
-      const target = body[`${goal}_goal`] ?? 0;
-      if (max !== 0 && !(max > target)) {
-        issue(
-          `${goal}_max`,
-          `must be greater than ${goal}_goal (${target}) when set (0: no maximum)`,
-        );
-      }
-    }
-  });
+export const tieredCommissionRequestSchema = z.strictObject({
+  name: z.string().optional(),
+  notes: z.string().optional(),
+  status: z.enum(TIERED_COMMISSION_STATUSES, list(TIERED_COMMISSION_STATUSES)).optional(),
+  start_date: date.optional(),
+  end_date: date.optional(),
+  period: z.enum(TIERED_COMMISSION_PERIODS, list(TIERED_COMMISSION_PERIODS)).optional(),
+  network_offer_payout_revenue_id: z.number().int().optional(),
+  is_apply_all_affiliates: z.boolean().optional(),
+  network_affiliate_ids: idList.optional(),
+  network_offer_ids: idList.optional(),
+  network_advertiser_ids: idList.nullable().optional(),
+  is_payout_enabled: z.boolean().optional(),
+  payout_action: action.optional(),
+  payout_value: number.optional(),
+  is_revenue_enabled: z.boolean().optional(),
+  revenue_action: action.optional(),
+  revenue_value: number.optional(),
+  payout_goal: number.optional(),
+  revenue_goal: number.optional(),
+  sale_amount_goal: number.optional(),
+  conversion_goal: number.optional(),
+  event_goal: number.optional(),
+  payout_max: number.optional(),
+  revenue_max: number.optional(),
+  sale_amount_max: number.optional(),
+  conversion_max: number.optional(),
+  event_max: number.optional(),
+  relationship: emptyObject.optional(),
+  is_retroactive_payout_enabled: z.boolean().optional(),
+  retroactive_payout_action: retroactiveAction.optional(),
+  retroactive_payout_value: number.optional(),
+  is_retroactive_revenue_enabled: z.boolean().optional(),
+  retroactive_revenue_action: retroactiveAction.optional(),
+  retroactive_revenue_value: number.optional(),
+});
 export type TieredCommissionRequest = z.input<typeof tieredCommissionRequestSchema>;
 
 export interface TieredCommissionRuleOptions {
@@ -144,9 +122,12 @@ export function tieredCommissionProblems(
   body: unknown,
   options: TieredCommissionRuleOptions = {},
 ): RequestProblem[] {
-  const problems = problemsOf(tieredCommissionRequestSchema, body);
+  const fields = fieldsOf(body);
+  const problems = combineProblems(
+    problemsOf(tieredCommissionRequestSchema, body),
+    ruleProblems(fields),
+  );
   if ((options.exactInPayoutOrRevenueAction ?? 'reject') === 'reject') {
-    const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     for (const field of ['payout_action', 'revenue_action']) {
       if (fields[field] === 'exact') {
         problems.push({
@@ -155,6 +136,47 @@ export function tieredCommissionProblems(
             'exact is valid only in the retroactive actions; the API would store it as "unknown"',
         });
       }
+    }
+  }
+  return problems;
+}
+
+/** A number field's value, or its default 0 when absent or mistyped (reported elsewhere). */
+const numberOr0 = (value: unknown) => (typeof value === 'number' ? value : 0);
+
+/** Rules 1 to 5: conditions across fields. */
+function ruleProblems(b: Record<string, unknown>): RequestProblem[] {
+  const problems: RequestProblem[] = [];
+  if (!GOALS.some((g) => numberOr0(b[`${g}_goal`]) > 0)) {
+    problems.push({
+      field: 'conversion_goal',
+      problem:
+        'at least one goal (conversion_goal, event_goal, sale_amount_goal, payout_goal, revenue_goal) must be greater than 0',
+    });
+  }
+  for (const part of COMMISSION_PARTS) {
+    if (b[part.flag] !== true) continue;
+    if (b[part.action] === undefined) {
+      problems.push({ field: part.action, problem: `required when ${part.flag} is true` });
+    }
+    const value = b[part.value];
+    if (value === undefined) {
+      problems.push({ field: part.value, problem: `required when ${part.flag} is true` });
+    } else if (typeof value === 'number' && !(value > 0)) {
+      problems.push({
+        field: part.value,
+        problem: `must be greater than 0 when ${part.flag} is true`,
+      });
+    }
+  }
+  for (const goal of GOALS) {
+    const max = numberOr0(b[`${goal}_max`]);
+    const target = numberOr0(b[`${goal}_goal`]);
+    if (max !== 0 && !(max > target)) {
+      problems.push({
+        field: `${goal}_max`,
+        problem: `must be greater than ${goal}_goal (${target}) when set (0: no maximum)`,
+      });
     }
   }
   return problems;
