@@ -1,0 +1,110 @@
+import { cpus, totalmem } from 'node:os';
+import type { Redis } from 'ioredis';
+
+/**
+ * Small measuring tools shared by the figures: medians, a collected heap before each timed
+ * step, Redis command and memory counters, the machine's description.
+ */
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * A full GC (`node --expose-gc`, as `npm run bench` runs); a no-op without the flag. Used
+ * between figures, never right before a timed step: V8 shrinks the young generation after a
+ * forced full GC, and the allocation-heavy step that follows then runs 2-4x slower than it does
+ * in a worker's steady state (measured: classifyPairs of 10,000 pairs 12 ms vs 56 ms).
+ */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * Wall time of one step. Timed steps alternate (baseline, work, baseline, work) so each carries
+ * a similar share of the other's garbage, and the figures are medians.
+ */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+/**
+ * Calls per command since the server started (INFO commandstats), without INFO itself: the
+ * benchmark's own probes are not the measured code's commands. Commands run inside a Lua script
+ * are counted too (as Redis counts them), so a script of 6 calls costs 7.
+ */
+export async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const text = await redis.info('commandstats');
+  const calls = new Map<string, number>();
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    const [, name, count] = match;
+    if (name === 'info') continue;
+    calls.set(name!, Number(count));
+  }
+  return calls;
+}
+
+/** Commands between two commandCalls snapshots, by name (only those that ran). */
+export function commandsBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, count] of after) {
+    const delta = count - (before.get(name) ?? 0);
+    if (delta > 0) out[name] = delta;
+  }
+  return out;
+}
+
+export function total(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+export async function usedMemory(redis: Redis): Promise<number> {
+  const text = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  node: string;
+  platform: string;
+  redis: string;
+  date: string;
+}
+
+export async function describeMachine(redis: Redis): Promise<Machine> {
+  const info = await redis.info('server');
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    redis: /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown',
+    date: new Date().toISOString(),
+  };
+}
+
+/** Peak resident set of a process (VmHWM), in MB; undefined once it has exited. */
+export function peakRssMb(pid: number, read: (path: string) => string): number | undefined {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(read(`/proc/${pid}/status`))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+export const round = (n: number, digits = 2): number => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { peakRssMb } from './measure.js';
+
+/**
+ * `thm worker` as a child process, exactly as an operator starts it (bin/thm.js over dist/),
+ * so its start time and peak RSS are its own, not the benchmark's. Its JSON log lines (stderr)
+ * are watched for the messages a figure waits on.
+ */
+export interface WorkerProcess {
+  pid: number;
+  /** Resolves with the first log line whose msg is `msg` and the ms since spawn. */
+  waitForLog(msg: string, timeoutMs: number): Promise<{ ms: number; line: LogLine }>;
+  /** VmHWM of the child, MB. */
+  peakRssMb(): number | undefined;
+  /** SIGTERM (graceful), SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface LogLine {
+  msg?: string;
+  level?: number;
+  [field: string]: unknown;
+}
+
+/** The repository root: dist/bench/ when compiled, bench/ under tsx. */
+export function repoRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.basename(path.dirname(here)) === 'dist'
+    ? path.resolve(here, '../..')
+    : path.resolve(here, '..');
+}
+
+export function writeConfigFile(dir: string, name: string, config: unknown): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+export function startWorkerProcess(configFile: string, env: Record<string, string>): WorkerProcess {
+  const started = performance.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(repoRoot(), 'bin/thm.js'), 'worker', '--config', configFile],
+    {
+      cwd: path.dirname(configFile),
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const waiters: Array<{ msg: string; resolve: (v: { ms: number; line: LogLine }) => void }> = [];
+  const errors: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      errors.push(text);
+      return;
+    }
+    if ((line.level ?? 0) >= 50) errors.push(String(line.msg));
+    const ms = performance.now() - started;
+    for (let i = waiters.length - 1; i >= 0; i -= 1) {
+      if (waiters[i]!.msg === line.msg) {
+        waiters[i]!.resolve({ ms, line });
+        waiters.splice(i, 1);
+      }
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  return {
+    pid: child.pid!,
+    waitForLog(msg, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`worker: no "${msg}" within ${timeoutMs} ms; ${errors.join('; ')}`)),
+          timeoutMs,
+        );
+        const fail = () =>
+          reject(new Error(`worker exited before "${msg}": ${errors.join('; ') || 'no error'}`));
+        child.once('exit', fail);
+        waiters.push({
+          msg,
+          resolve: (value) => {
+            clearTimeout(timer);
+            child.off('exit', fail);
+            resolve(value);
+          },
+        });
+      });
+    },
+    peakRssMb: () => peakRssMb(child.pid!, (file) => readFileSync(file, 'utf8')),
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
