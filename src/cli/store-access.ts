@@ -3,7 +3,7 @@ import type { Config } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
 import { ThmError } from '../errors.js';
 import { connectRedis } from '../jobs/redis.js';
-import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
 /**
@@ -12,10 +12,10 @@ import type { RedisStore } from '../store/redis-store.js';
  */
 export async function withStore<T>(
   config: Config,
-  logger: Logger,
   work: (store: RedisStore, redis: Redis) => Promise<T>,
 ): Promise<T> {
-  const redis = connectRedis(config.redis.url, logger, {
+  // The one-line error below says it all: no connection-problem log lines on a terminal.
+  const redis = connectRedis(config.redis.url, silentLogger, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => (times > 2 ? null : 100),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { localDate } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import { invoiceChange } from '../../monitor/invoice.js';
-import { cliLogger, loadCliConfig } from '../context.js';
+import { loadCliConfig } from '../context.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 import { selectNetworks } from './run.js';
@@ -42,7 +42,7 @@ export function registerHistoryCommands(program: Command): void {
       const [network] = selectNetworks(config, options);
       if (!network) return;
       const now = Date.now();
-      const { active, runs } = await withStore(config, cliLogger(config), async (store) => {
+      const { active, runs } = await withStore(config, async (store) => {
         const state = await store.loadNetworkState(network.id, {
           asOf: localDate(now, network.timezone),
           kind: 'traffic-check',
@@ -129,7 +129,7 @@ export function registerHistoryCommands(program: Command): void {
       const [network] = selectNetworks(config, options);
       if (!network) return;
       // One more than asked, so the oldest shown still has its change.
-      const snapshots = await withStore(config, cliLogger(config), (store) =>
+      const snapshots = await withStore(config, (store) =>
         store.listInvoiceSnapshots(network.id, options.limit + 1),
       );
       const rows = snapshots

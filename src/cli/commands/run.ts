@@ -97,10 +97,18 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   const networks = selectNetworks(config, options);
   const failFast = { maxRetriesPerRequest: 1, retryStrategy: (n: number) => (n > 3 ? null : 200) };
   const redis = connectRedis(config.redis.url, logger, failFast);
-  const queue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix: config.redis.prefix });
+  const queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
+    connection: redis,
+    prefix: config.redis.prefix,
+  });
   // QueueEvents reads with blocking commands: BullMQ requires maxRetriesPerRequest null there.
   const events = options.wait
-    ? new QueueEvents(CHECKS_QUEUE, { connection: connectRedis(config.redis.url, logger, { retryStrategy: failFast.retryStrategy }), prefix: config.redis.prefix })
+    ? new QueueEvents(CHECKS_QUEUE, {
+        connection: connectRedis(config.redis.url, logger, {
+          retryStrategy: failFast.retryStrategy,
+        }),
+        prefix: config.redis.prefix,
+      })
     : undefined;
   try {
     await events?.waitUntilReady();

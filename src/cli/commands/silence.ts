@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { cliLogger, loadCliConfig } from '../context.js';
+import { loadCliConfig } from '../context.js';
 import { formatDuration, parseDuration } from '../durations.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
@@ -57,7 +57,7 @@ export function registerSilenceCommands(program: Command): void {
       const config = loadCliConfig(command);
       const [network] = selectNetworks(config, { network: options.network });
       const now = Date.now();
-      const created = await withStore(config, cliLogger(config), (store) =>
+      const created = await withStore(config, (store) =>
         store.addSilence(
           {
             networkId: network?.id ?? options.network,
@@ -83,9 +83,7 @@ export function registerSilenceCommands(program: Command): void {
       const config = loadCliConfig(command);
       if (options.network) selectNetworks(config, { network: options.network });
       const now = Date.now();
-      const silences = await withStore(config, cliLogger(config), (store) =>
-        store.listSilences(options.network, now),
-      );
+      const silences = await withStore(config, (store) => store.listSilences(options.network, now));
       if (options.json) {
         printJson({ silences });
         return;
@@ -118,9 +116,7 @@ export function registerSilenceCommands(program: Command): void {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
         throw new UsageError(`silence id "${id}" is not valid`);
       const config = loadCliConfig(command);
-      const removed = await withStore(config, cliLogger(config), (store) =>
-        store.removeSilence(id),
-      );
+      const removed = await withStore(config, (store) => store.removeSilence(id));
       if (!removed) throw new UsageError(`no silence with id ${id}`);
       printLine(`removed ${id}`);
     });

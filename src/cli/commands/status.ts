@@ -15,7 +15,7 @@ import type {
 } from '../../monitor/types.js';
 import type { OutboxEntry } from '../../notify/types.js';
 import type { RedisStore } from '../../store/redis-store.js';
-import { cliLogger, loadCliConfig } from '../context.js';
+import { loadCliConfig } from '../context.js';
 import { formatDuration } from '../durations.js';
 import { printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
@@ -180,9 +180,7 @@ export function registerStatusCommand(program: Command): void {
     )
     .action(async (options: { json?: boolean; check?: boolean }, command: Command) => {
       const config = loadCliConfig(command);
-      const report = await withStore(config, cliLogger(config), (store, redis) =>
-        collectStatus(config, store, redis),
-      );
+      const report = await withStore(config, (store, redis) => collectStatus(config, store, redis));
       if (options.json) printJson(report);
       else printStatus(report);
       if (options.check && !report.healthy) process.exitCode = EXIT_FAILED;
