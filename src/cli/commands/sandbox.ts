@@ -46,8 +46,8 @@ export function registerSandboxCommand(program: Command): void {
       const logger = createLogger();
       const sandbox = await startSandbox({ scenario, port, host: options.host, logger });
       if (options.day) sandbox.setDay(options.day);
-      process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
-      await new Promise<void>((resolve) => {
+      // Handlers first, ready line second: a signal sent as soon as the line is read is handled.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals) => {
           logger.info({ signal }, 'sandbox stopping');
           process.off('SIGTERM', stop);
@@ -57,6 +57,8 @@ export function registerSandboxCommand(program: Command): void {
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);
       });
+      process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
+      await stopped;
       await sandbox.close();
     });
 }
