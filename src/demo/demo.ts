@@ -123,7 +123,7 @@ async function chooseRedis(
   out: (line: string) => void,
   own: (server: PrivateRedis) => void,
 ): Promise<string> {
-  const url = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
   if (await redisAnswers(url)) {
     out(`using Redis at ${redactUrl(url)}`);
     return url;

@@ -1,0 +1,65 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runThmAsync } from './harness/cli.js';
+import { startRedis, type TestRedis } from './harness/redis.js';
+
+/** `npm run demo` end to end, as on a fresh machine: the real binary, its own Redis prefix. */
+describe('thm demo', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis.shutdown());
+
+  it('runs the eight-day story through the real worker, writes the e-mails, leaves no keys', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'thm-demo-'));
+    const r = await runThmAsync(['demo'], {
+      cwd,
+      env: { REDIS_URL: redis.url },
+      timeoutMs: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('2026-11-14');
+    expect(lines).toContain('2026-11-21');
+    expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 2 new (2026-11-15)');
+    expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 1 worse (2026-11-16)');
+    expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 10 new (2026-11-17)');
+    expect(r.stdout).toMatch(/Globex Partners +premium-inactive/);
+    expect(r.stdout).toMatch(/6 e-mails in /);
+
+    const outbox = path.join(cwd, 'outbox');
+    const emls = readdirSync(outbox)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
+    expect(emls).toHaveLength(6);
+    expect(readdirSync(outbox).filter((f) => f.endsWith('.html'))).toHaveLength(6);
+    const blocked = await simpleParser(
+      readFileSync(
+        path.join(
+          outbox,
+          emls.find((f) => f.startsWith('2026-11-17-acme-alert'))!,
+        ),
+      ),
+    );
+    expect(blocked.subject).toBe('[Traffic Health] Acme Network: 10 new (2026-11-17)');
+    expect(blocked.text).toContain('go.acmeclicks.net');
+    expect(blocked.html).toBeTruthy();
+
+    // Its own prefix, removed at the end: nothing left in this Redis.
+    expect(await redis.client().dbsize()).toBe(0);
+  });
+
+  it('a REDIS_URL that does not answer: one clear line, exit 1, nothing else', async () => {
+    const r = await runThmAsync(['demo'], {
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+      timeoutMs: 30_000,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('thm: REDIS_URL redis://127.0.0.1:1 does not answer');
+  });
+});
