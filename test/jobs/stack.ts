@@ -35,9 +35,10 @@ export interface JobStack {
 export async function startJobStack(
   networks: string[] = ['acme', 'globex'],
   rest: Record<string, unknown> = {},
+  options: { smtpAuth?: { user: string; pass: string } } = {},
 ): Promise<JobStack> {
   const redis = await startRedis();
-  const smtp = await startSmtp();
+  const smtp = await startSmtp(options.smtpAuth ? { auth: options.smtpAuth } : {});
   const sbx = await startTestSandbox();
   const prefix = `t${Math.random().toString(36).slice(2, 8)}`;
   const names: Record<string, string> = { acme: 'Acme Network', globex: 'Globex Partners' };
