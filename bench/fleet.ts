@@ -28,6 +28,9 @@ export interface FleetResult {
   seconds: number;
   pairsPerSecond: number;
   workerPeakRssMb: number;
+  /** CPU seconds the worker used for the jobs, and pairs per worker CPU second. */
+  workerCpuSeconds: number;
+  pairsPerWorkerCpuSecond: number;
   failed: number;
   emailsWritten: number;
 }
@@ -68,6 +71,7 @@ export async function measureFleet(
   const queue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
   try {
     await worker.waitForLog('worker started', 60_000);
+    const cpuBefore = worker.cpuSeconds();
     const started = performance.now();
     for (const network of config.networks) {
       await enqueueManualRun(queue, {
@@ -89,6 +93,7 @@ export async function measureFleet(
       failed = counts.failed ?? 0;
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = worker.cpuSeconds() - cpuBefore;
     const peak = worker.peakRssMb() ?? Number.NaN;
     const outbox = path.join(dir, 'outbox');
     let emailsWritten = 0;
@@ -104,6 +109,8 @@ export async function measureFleet(
       seconds,
       pairsPerSecond: (completed * pairs) / seconds,
       workerPeakRssMb: peak,
+      workerCpuSeconds: cpuSeconds,
+      pairsPerWorkerCpuSecond: (completed * pairs) / cpuSeconds,
       failed,
       emailsWritten,
     };

@@ -27,10 +27,26 @@ export function collectGarbage(): void {
  * Wall time of one step. Timed steps alternate (baseline, work, baseline, work) so each carries
  * a similar share of the other's garbage, and the figures are medians.
  */
-export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+export async function timed<T>(
+  work: () => Promise<T>,
+): Promise<{ ms: number; cpuMs: number; value: T }> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const value = await work();
-  return { ms: performance.now() - started, value };
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000, value };
+}
+
+/**
+ * CPU seconds a process has used (utime + stime of /proc/<pid>/stat): a figure the other
+ * processes on a shared machine do not inflate, unlike wall time.
+ */
+export function processCpuSeconds(pid: number, read: (path: string) => string): number {
+  const stat = read(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based, man 5 proc).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**

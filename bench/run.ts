@@ -94,6 +94,14 @@ function judge(
     });
     figures.push({
       id: 'P1',
+      figure: `  the same in CPU time of the process, ${size} pairs, first day`,
+      measured: round(s.cpu.firstDayRatio),
+      unit: 'x',
+      target: '(<= 1.5)',
+      met: s.cpu.firstDayRatio <= 1.5,
+    });
+    figures.push({
+      id: 'P1',
       figure: `traffic-check / (fetch + JSON.parse), ${size} pairs, steady state (all ongoing)`,
       measured: round(s.steadyRatio),
       unit: 'x',
@@ -128,6 +136,14 @@ function judge(
     unit: 'pairs/s',
     target: '>= 50,000',
     met: fleet.pairsPerSecond >= 50_000 && fleet.failed === 0,
+  });
+  figures.push({
+    id: 'P3',
+    figure: 'fleet pairs per CPU second of the worker (not inflated by other load)',
+    measured: Math.round(fleet.pairsPerWorkerCpuSecond),
+    unit: 'pairs/cpu-s',
+    target: '(>= 50,000)',
+    met: fleet.pairsPerWorkerCpuSecond >= 50_000,
   });
   figures.push({
     id: 'P3',

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { peakRssMb } from './measure.js';
+import { peakRssMb, processCpuSeconds } from './measure.js';
 
 /**
  * `thm worker` as a child process, exactly as an operator starts it (bin/thm.js over dist/),
@@ -16,6 +16,8 @@ export interface WorkerProcess {
   waitForLog(msg: string, timeoutMs: number): Promise<{ ms: number; line: LogLine }>;
   /** VmHWM of the child, MB. */
   peakRssMb(): number | undefined;
+  /** CPU seconds the child has used so far. */
+  cpuSeconds(): number;
   /** SIGTERM (graceful), SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -40,11 +42,16 @@ export function writeConfigFile(dir: string, name: string, config: unknown): str
   return file;
 }
 
+/**
+ * BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to the worker's
+ * node, for profiling it under the benchmark's load.
+ */
 export function startWorkerProcess(configFile: string, env: Record<string, string>): WorkerProcess {
   const started = performance.now();
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(repoRoot(), 'bin/thm.js'), 'worker', '--config', configFile],
+    [...nodeArgs, path.join(repoRoot(), 'bin/thm.js'), 'worker', '--config', configFile],
     {
       cwd: path.dirname(configFile),
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -95,6 +102,7 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
       });
     },
     peakRssMb: () => peakRssMb(child.pid!, (file) => readFileSync(file, 'utf8')),
+    cpuSeconds: () => processCpuSeconds(child.pid!, (file) => readFileSync(file, 'utf8')),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
