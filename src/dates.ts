@@ -1,16 +1,60 @@
 /**
  * As-of dates: calendar dates (YYYY-MM-DD) in a network's time zone. A run's as-of date is
- * "today" where the network lives; the trends it reads describe the day before.
+ * "today" where the network lives; the trends it reads describe the day before. All arithmetic
+ * is on plain dates in UTC, so no zone or daylight-saving change can shift a day.
+ *
+ * Day numbers are days since 1970-01-01. Both conversions are memoised: a run converts the same
+ * handful of dates tens of thousands of times.
  */
 export type IsoDate = string;
 
+const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MEMO_LIMIT = 4096;
+
+const toDay = new Map<string, number>();
+const toIso = new Map<number, IsoDate>();
 
 export function isIsoDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+  const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return new Date(ms).toISOString().slice(0, 10) === value;
+}
+
+export function dayNumber(date: IsoDate): number {
+  let day = toDay.get(date);
+  if (day === undefined) {
+    if (!isIsoDate(date)) throw new RangeError(`not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
+    day = Date.parse(`${date}T00:00:00Z`) / MS_PER_DAY;
+    if (toDay.size >= MEMO_LIMIT) toDay.clear();
+    toDay.set(date, day);
+  }
+  return day;
+}
+
+export function isoDateOfDay(day: number): IsoDate {
+  let date = toIso.get(day);
+  if (date === undefined) {
+    date = new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+    if (toIso.size >= MEMO_LIMIT) toIso.clear();
+    toIso.set(day, date);
+  }
+  return date;
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: IsoDate, to: IsoDate): number {
+  return dayNumber(to) - dayNumber(from);
+}
+
+export function addDays(date: IsoDate, days: number): IsoDate {
+  return isoDateOfDay(dayNumber(date) + days);
+}
+
+/** 0 = Sunday ... 6 = Saturday */
+export function weekday(date: IsoDate): number {
+  return new Date(dayNumber(date) * MS_PER_DAY).getUTCDay();
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -29,15 +73,4 @@ export function localDate(epochMs: number, timeZone: string): IsoDate {
     formatters.set(timeZone, formatter);
   }
   return formatter.format(new Date(epochMs));
-}
-
-export function addDays(date: IsoDate, days: number): IsoDate {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-
-/** Whole days from `a` to `b` (b - a). */
-export function daysBetween(a: IsoDate, b: IsoDate): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
 }

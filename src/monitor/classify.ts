@@ -1,5 +1,5 @@
 import type { AlertSettings } from '../config/schema.js';
-import { daysBetween } from './dates.js';
+import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
 import { pairFigures } from './figures.js';
 import { pairKey } from './pair-key.js';

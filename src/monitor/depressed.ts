@@ -1,4 +1,4 @@
-import { daysBetween } from './dates.js';
+import { daysBetween } from '../dates.js';
 import type { ActivePair } from './types.js';
 
 /**

@@ -56,6 +56,7 @@
  */
 
 import type { IspTrend } from '../api/schemas.js';
+import type { IsoDate } from '../dates.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
@@ -70,8 +71,6 @@ export const PAIR_CLASSES: readonly PairClass[] = [
 /** The classes that put a pair into an e-mail (cleared only with alerts.notifyCleared). */
 export const EMAILED_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'cleared'];
 
-/** YYYY-MM-DD */
-export type IsoDate = string;
 
 /** Clicks, conversions or revenue of one pair on the four days the API reports. */
 export interface DayFigures {
@@ -253,4 +252,4 @@ export interface ProblemEpisode {
   message: string;
 }
 
-export type { IspTrend };
+export type { IspTrend, IsoDate };

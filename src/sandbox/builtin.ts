@@ -1,4 +1,4 @@
-import { addDays } from './dates.js';
+import { addDays } from '../dates.js';
 import type { Scenario } from './scenario.js';
 
 /**

@@ -1,6 +1,6 @@
 import { REPORT_ROW_CAP, entityReportProblems } from '../api/resources/entity-report.js';
 import { formatProblem } from '../api/resources/request-check.js';
-import { daysBetween, addDays } from './dates.js';
+import { daysBetween, addDays } from '../dates.js';
 import {
   isAnswer,
   json,

@@ -1,5 +1,5 @@
 import type { InvoiceSummary } from '../api/schemas.js';
-import { daysBetween } from './dates.js';
+import { daysBetween } from '../dates.js';
 import { rngFor } from './random.js';
 import type { SandboxNetwork } from './scenario.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { invoiceSummarySchema } from '../api/schemas.js';
 import { formatPath } from '../api/validate.js';
-import { isIsoDate } from './dates.js';
+import { isIsoDate } from '../dates.js';
 
 /**
  * A sandbox scenario: the networks the simulated API knows, their keys, premium flags, ISP

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { isIsoDate, todayUtc } from './dates.js';
+import { isIsoDate, localDate } from '../dates.js';
 import { FaultQueue } from './faults.js';
 import { invoiceSummary } from './invoices.js';
 import { PORTAL_OF_PREFIX, scenarioKeys, type SandboxKey } from './keys.js';
@@ -147,7 +147,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const faults = new FaultQueue();
   faults.add(scenario.faults);
   const explicitDays = scenario.networks.flatMap((n) => Object.keys(n.days)).sort();
-  let day = scenario.startDay ?? explicitDays[0] ?? todayUtc();
+  let day = scenario.startDay ?? explicitDays[0] ?? localDate(Date.now(), 'UTC');
   let requestCount = 0;
   let connectionCount = 0;
   const bodies = new ByteBoundedCache();

@@ -1,5 +1,5 @@
 import { COMPARISONS, PERIODS } from '../api/schemas.js';
-import { addDays, daysBetween, weekday } from './dates.js';
+import { addDays, daysBetween, weekday } from '../dates.js';
 import { binomial, hash32, poisson, rngFor } from './random.js';
 import {
   isShorthandEntry,

@@ -1,5 +1,5 @@
 import { ThmError } from '../errors.js';
-import { dayNumber, isoDateOfDay } from '../monitor/dates.js';
+import { dayNumber, isoDateOfDay } from '../dates.js';
 import { pairKey } from '../monitor/pair-key.js';
 import type { ActivePair } from '../monitor/types.js';
 

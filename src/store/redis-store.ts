@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ThmError } from '../errors.js';
-import { addDays, isIsoDate } from '../monitor/dates.js';
+import { addDays, isIsoDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
   ActivePair,

@@ -6,7 +6,7 @@ import {
   parsePairKey,
   pairKey,
 } from '../../src/monitor/classify.js';
-import { addDays } from '../../src/monitor/dates.js';
+import { addDays } from '../../src/dates.js';
 import type {
   ActivePair,
   Classification,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { depressedAfterClear } from '../../src/monitor/classify.js';
-import { addDays } from '../../src/monitor/dates.js';
+import { addDays } from '../../src/dates.js';
 
 describe('depressedAfterClear', () => {
   const first = '2026-01-28';

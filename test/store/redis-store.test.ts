@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { addDays } from '../../src/monitor/dates.js';
+import { addDays } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
 import { FIELD, hashTagOf, runField, sentField } from '../../src/store/keys.js';
 import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
