@@ -48,7 +48,11 @@ export function writeConfigFile(dir: string, name: string, config: unknown): str
  */
 export function startWorkerProcess(configFile: string, env: Record<string, string>): WorkerProcess {
   const started = performance.now();
-  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The flag bin/thm.js's shebang (and the Dockerfile) run the worker with.
+  const nodeArgs = [
+    '--max-semi-space-size=32',
+    ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const child: ChildProcess = spawn(
     process.execPath,
     [...nodeArgs, path.join(repoRoot(), 'bin/thm.js'), 'worker', '--config', configFile],

@@ -69,6 +69,11 @@ export async function runCli(argv: string[]): Promise<number> {
 
 /** Entry point of bin/thm.js. */
 export function main(): void {
+  // `thm status | head`: a reader that goes away is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

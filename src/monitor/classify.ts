@@ -1,7 +1,6 @@
 import type { AlertSettings } from '../config/schema.js';
 import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
-import { pairFigures } from './figures.js';
 import { pairKey } from './pair-key.js';
 import { DomainRollupBuilder } from './rollup.js';
 import { silenceMatcher } from './silences.js';
@@ -256,11 +255,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
       firstSeen: prev?.firstSeen ?? asOf,
       quietRuns: step.quietRuns,
     };
-    // Figures are for the e-mail: ongoing and silenced pairs are only counted, and building
-    // them for tens of thousands of ongoing pairs would cost more than the rest of the run.
-    if (step.pairClass !== 'ongoing' && step.pairClass !== 'silenced') {
-      pair.figures = pairFigures(entry);
-    }
+    // The e-mail builds its figures from the entry, for the pairs it lists only.
+    pair.entry = entry;
     if (step.pairClass === 'cleared' && prev !== undefined) {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
     }

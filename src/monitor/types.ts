@@ -71,7 +71,6 @@ export const PAIR_CLASSES: readonly PairClass[] = [
 /** The classes that put a pair into an e-mail (cleared only with alerts.notifyCleared). */
 export const EMAILED_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'cleared'];
 
-
 /** Clicks, conversions or revenue of one pair on the four days the API reports. */
 export interface DayFigures {
   yesterday: number;
@@ -147,10 +146,12 @@ export interface ClassifiedPair {
   firstSeen: IsoDate;
   quietRuns: number;
   /**
-   * Today's numbers, for pairs in today's list of an e-mailed class (new, worse, reminder,
-   * cleared). Ongoing and silenced pairs are only counted, so they carry none (building them for
-   * 50,000 ongoing pairs costs more than the rest of the classification).
+   * Today's validated API entry, when the pair is in today's list (a reference, no copy). The
+   * e-mail derives the numbers it shows from it (`pairFigures`), only for the pairs it lists:
+   * building them for every one of 10,000 new pairs cost more than the rest of classification.
    */
+  entry?: IspTrend;
+  /** Numbers given directly (fixtures, examples); otherwise derived from `entry`. */
   figures?: PairFigures;
   /** Cleared only: see `depressedAfterClear` (monitor/depressed.ts, re-exported by classify.ts). */
   mayStillBeDepressed?: boolean;

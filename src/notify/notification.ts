@@ -29,9 +29,11 @@ export function notificationId(
   networkId: string,
   asOf: IsoDate,
   kind: NotificationKind,
-  events: string[],
+  events: readonly string[],
+  /** The events are already sorted (saves a second sort of 10,000 strings). */
+  sorted = false,
 ): string {
-  const identity = JSON.stringify([networkId, asOf, kind, [...events].sort()]);
+  const identity = JSON.stringify([networkId, asOf, kind, sorted ? events : [...events].sort()]);
   return createHash('sha256').update(identity).digest('hex').slice(0, 32);
 }
 
@@ -48,7 +50,8 @@ export function messageIdDomain(from: string): string {
 }
 
 export function buildNotification(input: BuildNotificationInput): Notification {
-  const id = notificationId(input.networkId, input.asOf, input.kind, input.events);
+  const events = [...input.events].sort();
+  const id = notificationId(input.networkId, input.asOf, input.kind, events, true);
   return {
     id,
     messageId: `<${id}@${messageIdDomain(input.from)}>`,
@@ -56,7 +59,7 @@ export function buildNotification(input: BuildNotificationInput): Notification {
     kind: input.kind,
     asOf: input.asOf,
     to: [...input.to],
-    events: [...input.events].sort(),
+    events,
     createdAt: input.now,
     // The renderers already keep the subject to one line; this is the last gate before a header.
     subject: headerValue(input.email.subject),

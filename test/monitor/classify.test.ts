@@ -1,3 +1,4 @@
+import { pairFigures } from '../../src/monitor/figures.js';
 import { describe, expect, it } from 'vitest';
 import {
   classifyPairs,
@@ -421,26 +422,29 @@ describe('classifyPairs: numbers', () => {
     expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.6 }).pairs).toHaveLength(0);
   });
 
-  it('figures are built for e-mailed classes only (ongoing and silenced are counted)', () => {
+  it('a listed pair carries its API entry by reference, no copied figures; an absent one has none', () => {
     const { results } = story(['warn', 'warn', 'crit', S('crit'), 'below', 'absent']);
-    expect(results.map((r) => [r.pairs[0]?.class, r.pairs[0]?.figures !== undefined])).toEqual([
+    expect(results.map((r) => [r.pairs[0]?.class, r.pairs[0]?.entry !== undefined])).toEqual([
       ['new', true],
-      ['ongoing', false],
+      ['ongoing', true],
       ['worse', true],
-      ['silenced', false],
-      ['ongoing', false],
+      ['silenced', true],
+      ['ongoing', true],
       ['cleared', false], // absent from today's list: nothing to show but the history
     ]);
+    expect(results.every((r) => r.pairs[0]?.figures === undefined)).toBe(true);
     const listedClear = story(['warn', 'below', 'below']).results[2]?.pairs[0];
     expect(listedClear?.class).toBe('cleared');
-    expect(listedClear?.figures?.clicks.yesterday).toBe(950);
+    expect(listedClear?.entry?.yesterday_total_clicks).toBe(950);
   });
 
-  it('trends that are not finite become null in the figures', () => {
+  it('the e-mail figures of an entry: trends that are not finite become null', () => {
     const e = entry(1, 'x', { baseline: 1000, yesterday: 100, trend: Number.NaN });
     const pair = classifyToday([e]).pairs[0];
-    expect(pair?.figures?.clickTrend.d7).toBeNull();
-    expect(pair?.figures?.clicks).toEqual({ yesterday: 100, d7: 1000, d14: 1000, d30: 1000 });
+    expect(pair?.entry).toBe(e);
+    const figures = pairFigures(e);
+    expect(figures.clickTrend.d7).toBeNull();
+    expect(figures.clicks).toEqual({ yesterday: 100, d7: 1000, d14: 1000, d30: 1000 });
   });
 });
 

@@ -6,7 +6,9 @@ import type {
   InvoiceSnapshot,
   IsoDate,
   PairClass,
+  PairFigures,
 } from '../../monitor/types.js';
+import { pairFigures } from '../../monitor/figures.js';
 import type { RenderedEmail } from '../types.js';
 import {
   dayBefore,
@@ -234,8 +236,24 @@ function summaryLine(counts: Record<PairClass, number>, notifyCleared: boolean):
   return `${parts.join(', ')}.${quiet.length > 0 ? ` Not repeated here: ${quiet.join(', ')}.` : ''}`;
 }
 
+/** The numbers a listed pair shows: given, or derived from today's API entry. */
+function figuresOf(pair: ClassifiedPair): PairFigures | undefined {
+  return pair.figures ?? (pair.entry ? pairFigures(pair.entry) : undefined);
+}
+
+/** Clicks 7 days back and yesterday, without building the figures (this runs for every pair). */
+function clicksOf(pair: ClassifiedPair): { d7: number; yesterday: number } | undefined {
+  if (pair.figures) return pair.figures.clicks;
+  if (pair.entry)
+    return {
+      d7: pair.entry.seven_days_ago_total_clicks,
+      yesterday: pair.entry.yesterday_total_clicks,
+    };
+  return undefined;
+}
+
 function clicksLostOf(pair: ClassifiedPair): number {
-  const clicks = pair.figures?.clicks;
+  const clicks = clicksOf(pair);
   return clicks ? Math.max(0, clicks.d7 - clicks.yesterday) : 0;
 }
 
@@ -264,7 +282,7 @@ function groupDomains(
     let baseline = 0;
     for (const pair of pairs) {
       lost += clicksLostOf(pair);
-      baseline += pair.figures?.clicks.d7 ?? 0;
+      baseline += clicksOf(pair)?.d7 ?? 0;
     }
     groups.push({
       domainId,
@@ -374,7 +392,7 @@ function percentHtml(value: number | null | undefined): string {
 function pairRowHtml(pair: ClassifiedPair): string[] {
   const isp = esc(displayText(pair.isp, MAX_ISP_CHARS));
   const status = `${severityBadge(pair)}<br>${FLAT_SPAN}${pair.class}</span>`;
-  const f = pair.figures;
+  const f = figuresOf(pair);
   if (!f) {
     return [
       isp,
@@ -404,7 +422,7 @@ function pairRowHtml(pair: ClassifiedPair): string[] {
 function pairLinesText(pair: ClassifiedPair): string[] {
   const isp = displayText(pair.isp, MAX_ISP_CHARS);
   const head = `  - ${isp} [${pair.severity.toUpperCase()}, ${pair.class}] first seen ${pair.firstSeen}`;
-  const f = pair.figures;
+  const f = figuresOf(pair);
   if (!f) return [head, `      last drop ${formatPercent(-pair.dropPercent)} vs 7 days back`];
   return [
     head,
