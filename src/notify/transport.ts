@@ -274,7 +274,7 @@ class OutboxDirTransport implements MailTransport {
 }
 
 /** `2026-11-21-acme-alert-1a2b3c4d`, with anything outside [A-Za-z0-9._-] replaced. */
-export function outboxFileBase(n: Notification): string {
+export function outboxFileBase(n: Pick<Notification, 'asOf' | 'networkId' | 'kind' | 'id'>): string {
   const safe = (value: string) => value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
   return `${safe(n.asOf)}-${safe(n.networkId)}-${safe(n.kind)}-${safe(n.id.slice(0, 8))}`;
 }
