@@ -161,11 +161,10 @@ class SmtpMailTransport implements MailTransport {
     const parsed = new URL(url);
     const secure = parsed.protocol === 'smtps:';
     /*
-     * Not pooled, on purpose: nodemailer's pool, with a message queued and nothing listening on
-     * the SMTP port, retries the connection in a tight loop (a core at 100% for as long as the
-     * server is down; seen in this project's tests). One connection per message costs a
-     * handshake per e-mail, which at one e-mail per network per run is nothing, and every
-     * failure comes back to the sender, which owns the retries and their backoff.
+     * Not pooled, on purpose: one connection per message, and every failure comes back to the
+     * sender, which owns the retries and their backoff. A pool would requeue a message on a
+     * dropped connection by itself (capped by maxRequeues), a second retry loop behind the
+     * sender's back. At one e-mail per network per run the extra handshakes cost nothing.
      */
     const options: SMTPTransport.Options = {
       host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
