@@ -104,39 +104,32 @@ export async function startPrivateRedis(
 }
 
 /** Whether a Redis answers on this port and has finished loading its data. */
-async function answers(port: number, host = '127.0.0.1'): Promise<boolean> {
-  const probe = new Redis(port, host, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 1_000,
-  });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.info('persistence')).includes('loading:0');
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
+async function answers(port: number): Promise<boolean> {
+  return probe(`redis://127.0.0.1:${port}`, async (r) =>
+    (await r.info('persistence')).includes('loading:0'),
+  );
 }
 
 /** Whether the Redis at `url` answers a PING within a second. */
 export async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, {
+  return probe(url, async (r) => (await r.ping()) === 'PONG');
+}
+
+/** One short-lived connection that never retries: true when `check` passes. */
+async function probe(url: string, check: (redis: Redis) => Promise<boolean>): Promise<boolean> {
+  const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     connectTimeout: 1_000,
   });
-  probe.on('error', () => undefined);
+  redis.on('error', () => undefined);
   try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
+    await redis.connect();
+    return await check(redis);
   } catch {
     return false;
   } finally {
-    probe.disconnect();
+    redis.disconnect();
   }
 }
