@@ -34,7 +34,7 @@ import {
   esc,
   FONT,
   heading,
-  htmlDocument,
+  composeEmail,
   linkOrText,
   paragraph,
   type Column,
@@ -188,16 +188,11 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   renderSilenceHelp(groups, cleared, ctx, html, text);
 
   const footer = `Traffic Health Monitor, network ${ctx.networkId}, as-of ${ctx.asOf}. You receive this as a recipient of this network in the monitor's configuration.`;
-  text.push('--', footer);
   const preheader =
     headlines.length > 0
       ? `${summary} ${plural(headlines.length, 'domain')} look blocked.`
       : summary;
-  return {
-    subject,
-    text: text.join('\n'),
-    html: htmlDocument({ title: subject, preheader, bodyHtml: html.join(''), footer }),
-  };
+  return composeEmail({ subject, preheader, bodyHtml: html.join(''), footer, textLines: text });
 }
 
 interface RenderContext {

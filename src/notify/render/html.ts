@@ -1,3 +1,4 @@
+import type { RenderedEmail } from '../types.js';
 import { escapeHtml, safeHref } from './format.js';
 
 /**
@@ -141,4 +142,27 @@ export function htmlDocument(input: {
     `<p style="${FONT}font-size:12px;color:${COLORS.muted};margin:24px 0 0 0;border-top:1px solid ${COLORS.border};padding-top:10px;">${esc(input.footer)}</p>`,
     '</td></tr></table></td></tr></table></body></html>',
   ].join('');
+}
+
+/**
+ * The last step of every renderer: the text part ends with a "--" signature line and the
+ * footer, the HTML part is the full document. One place, so every kind looks the same.
+ */
+export function composeEmail(input: {
+  subject: string;
+  preheader: string;
+  bodyHtml: string;
+  textLines: string[];
+  footer: string;
+}): RenderedEmail {
+  return {
+    subject: input.subject,
+    text: [...input.textLines, '--', input.footer].join('\n'),
+    html: htmlDocument({
+      title: input.subject,
+      preheader: input.preheader,
+      bodyHtml: input.bodyHtml,
+      footer: input.footer,
+    }),
+  };
 }

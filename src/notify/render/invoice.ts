@@ -9,7 +9,7 @@ import {
   headerValue,
   MAX_NAME_CHARS,
 } from './format.js';
-import { COLORS, esc, FONT, htmlDocument, keyValueTable, paragraph } from './html.js';
+import { COLORS, esc, FONT, composeEmail, keyValueTable, paragraph } from './html.js';
 
 /**
  * The invoice summary: its own e-mail (invoices.notify) and a section of the alert digest.
@@ -86,20 +86,19 @@ export function renderInvoiceEmail(input: InvoiceEmailInput): RenderedEmail {
     ),
   ].join('');
   const footer = `Traffic Health Monitor, network ${input.network.id}. Sent because invoices.notify is on for this network.`;
-  const text = [
-    `${name}: invoice summary`,
-    intro,
-    '',
-    ...invoiceSummaryText(input.snapshot, input.change),
-    ...(input.change ? [] : ['  No previous snapshot to compare with.']),
-    '',
-    `\`thm invoices --network ${input.network.id}\` lists the snapshots with their changes.`,
-    '--',
-    footer,
-  ].join('\n');
-  return {
+  return composeEmail({
     subject,
-    text,
-    html: htmlDocument({ title: subject, preheader: intro, bodyHtml: html, footer }),
-  };
+    preheader: intro,
+    bodyHtml: html,
+    footer,
+    textLines: [
+      `${name}: invoice summary`,
+      intro,
+      '',
+      ...invoiceSummaryText(input.snapshot, input.change),
+      ...(input.change ? [] : ['  No previous snapshot to compare with.']),
+      '',
+      `\`thm invoices --network ${input.network.id}\` lists the snapshots with their changes.`,
+    ],
+  });
 }

@@ -1,7 +1,7 @@
 import type { IsoDate } from '../../monitor/types.js';
 import type { RenderedEmail } from '../types.js';
 import { displayText, headerValue, MAX_NAME_CHARS } from './format.js';
-import { callout, COLORS, esc, FONT, htmlDocument, paragraph } from './html.js';
+import { callout, COLORS, esc, FONT, composeEmail, paragraph } from './html.js';
 
 /** Premium lost / regained: sent when the state changes, not every day. */
 export interface PremiumEmailInput {
@@ -41,18 +41,17 @@ export function renderPremiumEmail(input: PremiumEmailInput): RenderedEmail {
     ),
   ].join('');
   const footer = `Traffic Health Monitor, network ${input.network.id}, as-of ${input.asOf}.`;
-  const text = [
-    `${name}: ${what}`,
-    '',
-    ...lines,
-    '',
-    '`thm status` shows the premium state of every network.',
-    '--',
-    footer,
-  ].join('\n');
-  return {
+  return composeEmail({
     subject,
-    text,
-    html: htmlDocument({ title: subject, preheader: lines[0] ?? what, bodyHtml: html, footer }),
-  };
+    preheader: lines[0] ?? what,
+    bodyHtml: html,
+    footer,
+    textLines: [
+      `${name}: ${what}`,
+      '',
+      ...lines,
+      '',
+      '`thm status` shows the premium state of every network.',
+    ],
+  });
 }

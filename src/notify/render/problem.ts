@@ -14,7 +14,7 @@ import {
   esc,
   FONT,
   heading,
-  htmlDocument,
+  composeEmail,
   keyValueTable,
   paragraph,
 } from './html.js';
@@ -93,27 +93,26 @@ export function renderProblemEmail(input: ProblemEmailInput): RenderedEmail {
     codeBlock(commands),
   ].join('');
   const footer = `Traffic Health Monitor, network ${input.network.id}, as-of ${input.asOf}.`;
-  const text = [
-    `${name}: monitoring problem`,
-    '',
-    lead,
-    '',
-    `  Network:    ${name} (${input.network.id})`,
-    `  Failing:    ${problem.kind}`,
-    `  Since:      ${formatUtc(problem.openedAt)}`,
-    `  Error code: ${code}`,
-    `  Message:    ${message}`,
-    '',
-    'WHAT TO CHECK',
-    ...checks,
-    'Then see the state and try again by hand:',
-    ...commands.map((c) => `  ${c}`),
-    '--',
-    footer,
-  ].join('\n');
-  return {
+  return composeEmail({
     subject,
-    text,
-    html: htmlDocument({ title: subject, preheader: message, bodyHtml: html, footer }),
-  };
+    preheader: message,
+    bodyHtml: html,
+    footer,
+    textLines: [
+      `${name}: monitoring problem`,
+      '',
+      lead,
+      '',
+      `  Network:    ${name} (${input.network.id})`,
+      `  Failing:    ${problem.kind}`,
+      `  Since:      ${formatUtc(problem.openedAt)}`,
+      `  Error code: ${code}`,
+      `  Message:    ${message}`,
+      '',
+      'WHAT TO CHECK',
+      ...checks,
+      'Then see the state and try again by hand:',
+      ...commands.map((c) => `  ${c}`),
+    ],
+  });
 }

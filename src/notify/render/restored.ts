@@ -8,7 +8,7 @@ import {
   MAX_MESSAGE_CHARS,
   MAX_NAME_CHARS,
 } from './format.js';
-import { callout, COLORS, esc, FONT, htmlDocument, keyValueTable } from './html.js';
+import { callout, COLORS, esc, FONT, composeEmail, keyValueTable } from './html.js';
 
 /** "Monitoring restored": the first success after a problem episode closes it. */
 export interface RestoredEmailInput {
@@ -39,20 +39,19 @@ export function renderRestoredEmail(input: RestoredEmailInput): RenderedEmail {
     keyValueTable(rows),
   ].join('');
   const footer = `Traffic Health Monitor, network ${input.network.id}, as-of ${input.asOf}.`;
-  const text = [
-    `${name}: monitoring restored`,
-    '',
-    lead,
-    '',
-    `  Failing since: ${formatUtc(problem.openedAt)}`,
-    `  Restored at:   ${formatUtc(input.restoredAt)}`,
-    `  Was:           ${displayText(problem.code, 60)}: ${message}`,
-    '--',
-    footer,
-  ].join('\n');
-  return {
+  return composeEmail({
     subject,
-    text,
-    html: htmlDocument({ title: subject, preheader: lead, bodyHtml: html, footer }),
-  };
+    preheader: lead,
+    bodyHtml: html,
+    footer,
+    textLines: [
+      `${name}: monitoring restored`,
+      '',
+      lead,
+      '',
+      `  Failing since: ${formatUtc(problem.openedAt)}`,
+      `  Restored at:   ${formatUtc(input.restoredAt)}`,
+      `  Was:           ${displayText(problem.code, 60)}: ${message}`,
+    ],
+  });
 }
