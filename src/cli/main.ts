@@ -38,7 +38,13 @@ export function buildProgram(): Command {
     [
       '',
       'Examples:',
+      '  $ npm run demo                           the whole thing end to end, nothing configured',
       '  $ thm config check                       validate ./thm.yaml and its keys',
+      '  $ thm worker                             run the daemon',
+      '  $ thm run traffic-check --all --wait     check every network now and print what changed',
+      '  $ thm status --check                     exit 1 when a network is overdue or has a problem',
+      "  $ thm silence add --network acme --isp 'Comcast' --for 7d --reason 'ticket 4411'",
+      '  $ thm <command> --help                   options and more examples of one command',
       '',
       'Exit codes: 0 success, 1 a job or check failed, 2 usage or config error.',
     ].join('\n'),
