@@ -5,6 +5,7 @@ import { registerConfigCommands } from './commands/config-check.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerNotifyCommands } from './commands/notify.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSilenceCommands } from './commands/silence.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerHistoryCommands(program);
   registerSilenceCommands(program);
+  registerNotifyCommands(program);
   registerConfigCommands(program);
   registerDemoCommand(program);
   registerSandboxCommand(program);

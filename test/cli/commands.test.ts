@@ -178,6 +178,34 @@ describe('thm status, history, invoices, silence (the real binary)', () => {
     expect(list.silences).toEqual([]);
   });
 
+  it('notify failed / retry: a refused e-mail is listed, retried once fixed, and delivered once', async () => {
+    stack.smtp.faults.push({ type: 'reply', code: 550, message: 'Mailbox unavailable' });
+    stack.sbx.sandbox.setDay('2026-11-21');
+    const outcome = completed(await stack.run('traffic-check', 'acme', '2026-11-21'));
+    const [decided] = outcome.notifications;
+    expect(decided).toBeDefined();
+    const failed = await waitFor(async () => {
+      const doc = JSON.parse((await thm('notify', 'failed', '--json')).stdout) as {
+        failed: Array<{ id: string; error: string }>;
+      };
+      return doc.failed.find((f) => f.id === decided?.id);
+    });
+    expect(failed.error).toMatch(/550/);
+    const status = await thm('status', '--check');
+    expect(status.code).toBe(1);
+    const retry = await thm('notify', 'retry', decided?.id ?? '');
+    expect(retry.code).toBe(0);
+    const mail = await waitFor(() =>
+      stack.smtp.messages.find((m) => m.parsed.subject === decided?.subject),
+    );
+    expect(mail.parsed.messageId).toMatch(new RegExp(`^<${decided?.id}@`));
+    expect((await thm('notify', 'retry', decided?.id ?? '')).code).toBe(2);
+    const after = JSON.parse((await thm('notify', 'failed', '--json')).stdout) as {
+      failed: unknown[];
+    };
+    expect(after.failed).toEqual([]);
+  });
+
   it('a Redis that does not answer: one line, exit 1', async () => {
     const r = await runThmAsync(['status'], { env: { ...env, REDIS_URL: 'redis://127.0.0.1:1' } });
     expect(r.code).toBe(1);
