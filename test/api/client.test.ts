@@ -8,6 +8,7 @@ import { Secret } from '../../src/config/secret.js';
 import { ApiError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { TEST_HTTP, startTestSandbox, type TestSandbox } from '../harness/sandbox.js';
+import { apiFailure } from '../harness/api.js';
 
 /**
  * The client against the sandbox over real loopback HTTP (the demo scenario: acme has premium,
@@ -38,16 +39,6 @@ function client(
   });
   clients.push(c);
   return c;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 beforeAll(async () => {
@@ -94,7 +85,7 @@ describe('successful calls', () => {
 describe('errors that retrying cannot fix (each one request, not retried)', () => {
   it('401 with a key the API does not know: THM_API_AUTH with the API message', async () => {
     const before = sbx.sandbox.requests();
-    const error = await failure(
+    const error = await apiFailure(
       client({ apiKey: new Secret('sbx_not_a_real_key_0000') }).getTrafficAccess(),
     );
     expect(error).toMatchObject({ code: 'THM_API_AUTH', status: 401, retryable: false });
@@ -104,7 +95,7 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
   });
 
   it('403 with a key of another portal: THM_API_REALM', async () => {
-    const error = await failure(
+    const error = await apiFailure(
       client({ apiKey: sbx.apiKey('acme', 'affiliate') }).getTrafficAccess(),
     );
     expect(error).toMatchObject({
@@ -116,7 +107,7 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
 
   it('isptrends without premium: THM_API_PREMIUM_REQUIRED', async () => {
     const globex = client({ apiKey: sbx.apiKey('globex'), networkId: 'globex' });
-    const error = await failure(globex.getIspTrends());
+    const error = await apiFailure(globex.getIspTrends());
     expect(error).toMatchObject({
       code: 'THM_API_PREMIUM_REQUIRED',
       status: 403,
@@ -128,7 +119,7 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
   it('premium switched off and on at the sandbox', async () => {
     sbx.sandbox.setPremium('acme', false);
     try {
-      expect((await failure(client().getIspTrends())).code).toBe('THM_API_PREMIUM_REQUIRED');
+      expect((await apiFailure(client().getIspTrends())).code).toBe('THM_API_PREMIUM_REQUIRED');
     } finally {
       sbx.sandbox.setPremium('acme', true);
     }
@@ -141,7 +132,7 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
     const { entries } = await c.getIspTrends();
     sbx.sandbox.injectFault({ endpoint: 'isptrends', body: 'invalid-schema' });
     const before = sbx.sandbox.requests();
-    const error = await failure(c.getIspTrends());
+    const error = await apiFailure(c.getIspTrends());
     expect(error.code).toBe('THM_API_INVALID_RESPONSE');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain(
@@ -152,25 +143,25 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
 
   it('a schema violation in a small object names the field', async () => {
     sbx.sandbox.injectFault({ endpoint: 'summary', body: 'invalid-schema' });
-    const error = await failure(client().getInvoiceSummary('unpaid'));
+    const error = await apiFailure(client().getInvoiceSummary('unpaid'));
     expect(error.code).toBe('THM_API_INVALID_RESPONSE');
     expect(error.message).toContain('balance: expected number, received string');
   });
 
   it('malformed JSON: THM_API_INVALID_RESPONSE', async () => {
     sbx.sandbox.injectFault({ endpoint: 'isptrends', body: 'malformed-json' });
-    const error = await failure(client().getIspTrends());
+    const error = await apiFailure(client().getIspTrends());
     expect(error.code).toBe('THM_API_INVALID_RESPONSE');
     expect(error.message).toMatch(/invalid response: not JSON/);
   });
 
   it('a body over api.maxResponseBytes is refused, by Content-Length and while streaming', async () => {
     const small = client({ http: { maxResponseBytes: 2048 } });
-    const declared = await failure(small.getIspTrends());
+    const declared = await apiFailure(small.getIspTrends());
     expect(declared.code).toBe('THM_API_INVALID_RESPONSE');
     expect(declared.message).toContain('larger than api.maxResponseBytes (2048 bytes)');
     sbx.sandbox.injectFault({ endpoint: 'isptrends', chunked: true });
-    const streamed = await failure(small.getIspTrends());
+    const streamed = await apiFailure(small.getIspTrends());
     expect(streamed.message).toContain('larger than api.maxResponseBytes');
     // The same client still works for small bodies afterwards.
     await expect(small.getInvoiceSummary('unpaid')).resolves.toHaveProperty('paid');
@@ -182,13 +173,13 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
       status: 409,
       body: 'conflict: try something else',
     });
-    const error = await failure(client().getTrafficAccess());
+    const error = await apiFailure(client().getTrafficAccess());
     expect(error).toMatchObject({ code: 'THM_API_HTTP', status: 409, retryable: false });
     expect(error.remoteMessage).toBe('conflict: try something else');
   });
 
   it('an unknown path under a known portal is a 404 THM_API_HTTP', async () => {
-    const error = await failure(client().request('GET', '/networks/nothing-here'));
+    const error = await apiFailure(client().request('GET', '/networks/nothing-here'));
     expect(error).toMatchObject({ code: 'THM_API_HTTP', status: 404 });
   });
 });
@@ -209,7 +200,7 @@ describe('transient errors and retries', () => {
   it('503 on every attempt: THM_API_TRANSIENT, retryable, after api.attempts requests', async () => {
     sbx.sandbox.injectFault({ endpoint: 'access', status: 503, times: 5 });
     const before = sbx.sandbox.requests();
-    const error = await failure(client({ http: { attempts: 3 } }).getTrafficAccess());
+    const error = await apiFailure(client({ http: { attempts: 3 } }).getTrafficAccess());
     expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', status: 503, retryable: true });
     expect(sbx.sandbox.requests() - before).toBe(3);
   });
@@ -224,7 +215,7 @@ describe('transient errors and retries', () => {
   it('Retry-After beyond the retry budget: THM_API_RETRY_LATER with retryAt, no waiting', async () => {
     sbx.sandbox.injectFault({ endpoint: 'isptrends', status: 429, retryAfter: 120 });
     const before = sbx.sandbox.requests();
-    const error = await failure(client().getIspTrends());
+    const error = await apiFailure(client().getIspTrends());
     expect(error.code).toBe('THM_API_RETRY_LATER');
     expect(error.retryable).toBe(true);
     expect(error.status).toBe(429);
@@ -237,14 +228,14 @@ describe('transient errors and retries', () => {
   it('Retry-After as an HTTP date', async () => {
     const at = new Date(Date.now() + 3_600_000);
     sbx.sandbox.injectFault({ endpoint: 'access', status: 503, retryAfter: at.toUTCString() });
-    const error = await failure(client().getTrafficAccess());
+    const error = await apiFailure(client().getTrafficAccess());
     expect(error.code).toBe('THM_API_RETRY_LATER');
     expect(Math.abs(error.retryAt!.getTime() - at.getTime())).toBeLessThan(2_000);
   });
 
   it('a server that never answers: headers timeout, THM_API_TRANSIENT', async () => {
     sbx.sandbox.injectFault({ endpoint: 'access', hang: true });
-    const error = await failure(
+    const error = await apiFailure(
       client({ http: { headersTimeoutMs: 300, attempts: 1 } }).getTrafficAccess(),
     );
     expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', retryable: true });
@@ -260,7 +251,7 @@ describe('transient errors and retries', () => {
 
   it('an answer delayed beyond the headers timeout is a transient failure', async () => {
     sbx.sandbox.injectFault({ endpoint: 'summary', delayMs: 1_000 });
-    const error = await failure(
+    const error = await apiFailure(
       client({ http: { headersTimeoutMs: 200, attempts: 1 } }).getInvoiceSummary('unpaid'),
     );
     expect(error.code).toBe('THM_API_TRANSIENT');
@@ -269,7 +260,7 @@ describe('transient errors and retries', () => {
   it('a body that stops halfway: body timeout, THM_API_TRANSIENT', async () => {
     sbx.sandbox.injectFault({ endpoint: 'isptrends', body: 'stalled' });
     const c = client({ http: { bodyTimeoutMs: 300, attempts: 1 } });
-    const error = await failure(c.getIspTrends());
+    const error = await apiFailure(c.getIspTrends());
     expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', retryable: true });
     expect(error.message).toContain('timed out reading the response body');
     expect((error.cause as { code?: string }).code).toBe('UND_ERR_BODY_TIMEOUT');
@@ -286,7 +277,9 @@ describe('transient errors and retries', () => {
     const closed = await startTestSandbox();
     const url = closed.baseUrl;
     await closed.close();
-    const error = await failure(client({ baseUrl: url, http: { attempts: 1 } }).getTrafficAccess());
+    const error = await apiFailure(
+      client({ baseUrl: url, http: { attempts: 1 } }).getTrafficAccess(),
+    );
     expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', retryable: true });
     expect(error.message).toContain('ECONNREFUSED');
   });
@@ -294,7 +287,7 @@ describe('transient errors and retries', () => {
   it('a non-idempotent POST is not retried', async () => {
     sbx.sandbox.injectFault({ endpoint: 'summary', status: 503, times: 3 });
     const before = sbx.sandbox.requests();
-    const error = await failure(
+    const error = await apiFailure(
       client().request('POST', '/networks/billings/affiliates/summary', {
         body: { filters: { status: 'unpaid' } },
       }),
@@ -311,13 +304,13 @@ describe('connections and bodies', () => {
     try {
       const wrongKey = client({ apiKey: new Secret('sbx_not_a_real_key_0000'), dispatcher });
       const globex = client({ apiKey: sbx.apiKey('globex'), networkId: 'globex', dispatcher });
-      await failure(wrongKey.getTrafficAccess()); // opens the connection
+      await apiFailure(wrongKey.getTrafficAccess()); // opens the connection
       const before = sbx.sandbox.connections();
       for (let i = 0; i < 5; i += 1) {
-        expect((await failure(wrongKey.getTrafficAccess())).code).toBe('THM_API_AUTH');
-        expect((await failure(globex.getIspTrends())).code).toBe('THM_API_PREMIUM_REQUIRED');
+        expect((await apiFailure(wrongKey.getTrafficAccess())).code).toBe('THM_API_AUTH');
+        expect((await apiFailure(globex.getIspTrends())).code).toBe('THM_API_PREMIUM_REQUIRED');
         sbx.sandbox.injectFault({ endpoint: 'access', status: 409, body: 'x'.repeat(20_000) });
-        expect((await failure(globex.getTrafficAccess())).code).toBe('THM_API_HTTP');
+        expect((await apiFailure(globex.getTrafficAccess())).code).toBe('THM_API_HTTP');
       }
       expect(sbx.sandbox.connections() - before).toBe(0);
     } finally {
@@ -328,7 +321,7 @@ describe('connections and bodies', () => {
   it('a body over the cap is cut off: the connection is dropped, not drained', async () => {
     const c = client({ http: { maxResponseBytes: 2048 } });
     sbx.sandbox.injectFault({ endpoint: 'isptrends', chunked: true });
-    await failure(c.getIspTrends());
+    await apiFailure(c.getIspTrends());
     const before = sbx.sandbox.connections();
     await c.getTrafficAccess();
     expect(sbx.sandbox.connections() - before).toBe(1);

@@ -18,9 +18,9 @@ import {
   tieredCommissionSchema,
 } from '../../src/api/schemas.js';
 import { Secret } from '../../src/config/secret.js';
-import { ApiError } from '../../src/errors.js';
 import type { Portal } from '../../src/sandbox/index.js';
 import { TEST_HTTP, startTestSandbox, type TestSandbox } from '../harness/sandbox.js';
+import { apiFailure } from '../harness/api.js';
 
 /**
  * Every rule of the spec's endpoints through the typed client against the sandbox, both sides:
@@ -73,16 +73,6 @@ async function refused(promise: Promise<unknown>): Promise<RequestValidationErro
     return error as RequestValidationError;
   }
   throw new Error('expected the client to refuse the request');
-}
-
-async function apiFailure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 let emailCounter = 0;

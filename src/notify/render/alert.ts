@@ -40,6 +40,7 @@ import {
   type Column,
 } from './html.js';
 import { invoiceSummaryHtml, invoiceSummaryText } from './invoice.js';
+import { emptyClassCounts } from '../../monitor/classify.js';
 
 /**
  * The alert digest: one e-mail per network per run, carrying the pairs of the e-mailed classes
@@ -110,14 +111,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
 
   // One pass: counts (from the pairs themselves, so the subject always matches the body),
   // declining pairs grouped by domain, cleared pairs.
-  const counts: Record<PairClass, number> = {
-    new: 0,
-    worse: 0,
-    reminder: 0,
-    ongoing: 0,
-    cleared: 0,
-    silenced: 0,
-  };
+  const counts = emptyClassCounts();
   const byDomain = new Map<number, ClassifiedPair[]>();
   const cleared: ClassifiedPair[] = [];
   for (const pair of input.classification.pairs) {

@@ -1,5 +1,4 @@
 import type {
-  ClassCounts,
   ClassifiedPair,
   Classification,
   DomainRollup,
@@ -8,6 +7,7 @@ import type {
   Severity,
 } from '../../monitor/types.js';
 import type { AlertEmailInput } from './alert.js';
+import { emptyClassCounts } from '../../monitor/classify.js';
 
 /**
  * A realistic alert e-mail's input: one blocked domain (many ISPs together), one domain with a
@@ -86,14 +86,7 @@ export function classificationOf(
   pairs: ClassifiedPair[],
   headlineDomains: number[] = [],
 ): Classification {
-  const counts: ClassCounts = {
-    new: 0,
-    worse: 0,
-    reminder: 0,
-    ongoing: 0,
-    cleared: 0,
-    silenced: 0,
-  };
+  const counts = emptyClassCounts();
   const rollups = new Map<number, DomainRollup>();
   for (const pair of pairs) {
     counts[pair.class] += 1;
