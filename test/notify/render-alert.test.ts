@@ -332,3 +332,22 @@ describe('shellQuote: the silence line pastes into a shell exactly', () => {
     expect(result.stdout).toBe(value);
   });
 });
+
+describe('renderAlertEmail: small things that read badly', () => {
+  it('no "0 pairs" line for an empty count', () => {
+    const email = renderAlertEmail(input([...many('new', 1), ...many('ongoing', 2, 5)]))!;
+    expect(email.text).toContain('Ongoing: 2 pairs');
+    expect(email.text).not.toContain('Silenced:');
+  });
+
+  it('command names in our own sentences are code in the HTML, not literal backticks', () => {
+    const email = renderAlertEmail(input([...many('new', 1), ...many('silenced', 1, 5)]))!;
+    expect(email.html).toMatch(/<code[^>]*>thm silence list<\/code>/);
+    expect(email.html).not.toContain('`');
+  });
+
+  it('an ISP name with a backtick stays literal text, never code', () => {
+    const email = renderAlertEmail(input([pair(1, 'Evil `rm -rf` Net', 'new')]))!;
+    expect(email.html).toContain('Evil `rm -rf` Net');
+  });
+});

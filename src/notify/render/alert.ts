@@ -37,6 +37,7 @@ import {
   composeEmail,
   linkOrText,
   paragraph,
+  prose,
   type Column,
 } from './html.js';
 import { invoiceSummaryHtml, invoiceSummaryText } from './invoice.js';
@@ -356,11 +357,11 @@ const PAIR_COLUMNS: Column[] = [
   { label: 'ISP' },
   { label: 'Status' },
   { label: 'Clicks yesterday', align: 'right' },
-  { label: '7 days back', align: 'right' },
-  { label: '14 days back', align: 'right' },
-  { label: '30 days back', align: 'right' },
-  { label: 'Conversions', align: 'right' },
-  { label: 'Revenue', align: 'right' },
+  { label: '7 days back', align: 'right', nowrap: true },
+  { label: '14 days back', align: 'right', nowrap: true },
+  { label: '30 days back', align: 'right', nowrap: true },
+  { label: 'Conversions', align: 'right', nowrap: true },
+  { label: 'Revenue', align: 'right', nowrap: true },
   { label: 'First seen', nowrap: true },
 ];
 
@@ -499,7 +500,7 @@ function renderDomains(
   for (const group of groups.slice(domainsListed)) restPairs += group.pairs.length;
   if (restDomains > 0) {
     const line = `and ${plural(restPairs, 'more declining pair')} on ${plural(restDomains, 'more domain')}, not listed (this e-mail lists at most ${formatCount(maxListed)}). \`thm history --network ${ctx.networkId}\` shows them all.`;
-    html.push(paragraph(`<em>${esc(line)}</em>`, `color:${COLORS.muted};`));
+    html.push(paragraph(`<em>${prose(line)}</em>`, `color:${COLORS.muted};`));
     text.push(line, '');
   }
 }
@@ -566,12 +567,19 @@ function renderCleared(
 
 function renderOthers(counts: Record<PairClass, number>, html: string[], text: string[]): void {
   if (counts.ongoing === 0 && counts.silenced === 0) return;
-  const lines = [
-    `Ongoing: ${plural(counts.ongoing, 'pair')} still active and already reported; not repeated until a reminder is due or it gets worse.`,
-    `Silenced: ${plural(counts.silenced, 'pair')} matching a silence (\`thm silence list\`).`,
-  ];
+  const lines: string[] = [];
+  if (counts.ongoing > 0) {
+    lines.push(
+      `Ongoing: ${plural(counts.ongoing, 'pair')} still active and already reported; not repeated until a reminder is due or it gets worse.`,
+    );
+  }
+  if (counts.silenced > 0) {
+    lines.push(
+      `Silenced: ${plural(counts.silenced, 'pair')} matching a silence (\`thm silence list\`).`,
+    );
+  }
   html.push(heading('Not in this e-mail'));
-  for (const line of lines) html.push(paragraph(esc(line)));
+  for (const line of lines) html.push(paragraph(prose(line)));
   text.push('NOT IN THIS E-MAIL', ...lines, '');
 }
 
@@ -592,6 +600,6 @@ function renderSilenceHelp(
     'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.',
   ];
   html.push(heading('Silencing'), paragraph(esc(lines[0] ?? '')), codeBlock([command]));
-  html.push(paragraph(esc(after[0] ?? ''), `color:${COLORS.muted};font-size:13px;`));
+  html.push(paragraph(prose(after[0] ?? ''), `color:${COLORS.muted};font-size:13px;`));
   text.push('SILENCING', ...lines, `  ${command}`, ...after, '');
 }

@@ -57,6 +57,17 @@ export function code(text: string): string {
   return `<code style="font-family:Menlo,Consolas,monospace;font-size:12px;background:${COLORS.headerBg};padding:2px 4px;border-radius:3px;word-break:break-all;">${esc(text)}</code>`;
 }
 
+/**
+ * Our own sentences with `backtick` spans shown as code. Never for API strings (an ISP name may
+ * hold a backtick); those go through esc.
+ */
+export function prose(text: string): string {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? code(part) : esc(part)))
+    .join('');
+}
+
 export function codeBlock(lines: string[]): string {
   return `<pre style="font-family:Menlo,Consolas,monospace;font-size:12px;line-height:1.5;background:${COLORS.headerBg};border:1px solid ${COLORS.border};padding:8px 10px;margin:0 0 10px 0;white-space:pre-wrap;word-break:break-all;">${lines.map(esc).join('\n')}</pre>`;
 }

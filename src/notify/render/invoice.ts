@@ -9,7 +9,7 @@ import {
   headerValue,
   MAX_NAME_CHARS,
 } from './format.js';
-import { COLORS, esc, FONT, composeEmail, keyValueTable, paragraph } from './html.js';
+import { COLORS, esc, FONT, composeEmail, keyValueTable, paragraph, prose } from './html.js';
 
 /**
  * The invoice summary: its own e-mail (invoices.notify) and a section of the alert digest.
@@ -81,7 +81,9 @@ export function renderInvoiceEmail(input: InvoiceEmailInput): RenderedEmail {
       ? ''
       : paragraph(esc('No previous snapshot to compare with.'), `color:${COLORS.muted};`),
     paragraph(
-      esc(`\`thm invoices --network ${input.network.id}\` lists the snapshots with their changes.`),
+      prose(
+        `\`thm invoices --network ${input.network.id}\` lists the snapshots with their changes.`,
+      ),
       `color:${COLORS.muted};font-size:13px;`,
     ),
   ].join('');

@@ -1,7 +1,7 @@
 import type { IsoDate } from '../../monitor/types.js';
 import type { RenderedEmail } from '../types.js';
 import { displayText, headerValue, MAX_NAME_CHARS } from './format.js';
-import { callout, COLORS, esc, FONT, composeEmail, paragraph } from './html.js';
+import { callout, COLORS, esc, FONT, composeEmail, paragraph, prose } from './html.js';
 
 /** Premium lost / regained: sent when the state changes, not every day. */
 export interface PremiumEmailInput {
@@ -36,7 +36,7 @@ export function renderPremiumEmail(input: PremiumEmailInput): RenderedEmail {
     callout(esc(lines[0] ?? ''), color, background),
     ...lines.slice(1).map((line) => paragraph(esc(line))),
     paragraph(
-      esc('`thm status` shows the premium state of every network.'),
+      prose('`thm status` shows the premium state of every network.'),
       `color:${COLORS.muted};font-size:13px;`,
     ),
   ].join('');

@@ -17,6 +17,7 @@ import {
   composeEmail,
   keyValueTable,
   paragraph,
+  prose,
 } from './html.js';
 
 /**
@@ -88,7 +89,7 @@ export function renderProblemEmail(input: ProblemEmailInput): RenderedEmail {
     callout(esc(lead), COLORS.critical, COLORS.criticalBg),
     keyValueTable(details),
     heading('What to check'),
-    ...checks.map((line) => paragraph(esc(line))),
+    ...checks.map((line) => paragraph(prose(line))),
     paragraph(esc('Then see the state and try again by hand:')),
     codeBlock(commands),
   ].join('');
