@@ -351,3 +351,11 @@ describe('renderAlertEmail: small things that read badly', () => {
     expect(email.html).toContain('Evil `rm -rf` Net');
   });
 });
+
+describe('inline code', () => {
+  it('wraps at spaces, never inside a word', () => {
+    const email = renderAlertEmail(input([...many('new', 1), ...many('silenced', 1, 5)]))!;
+    const inline = email.html.match(/<code style="[^"]*">thm silence list<\/code>/)?.[0] ?? '';
+    expect(inline).not.toContain('break-all');
+  });
+});

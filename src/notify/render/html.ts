@@ -54,7 +54,7 @@ export function callout(innerHtml: string, color: string, background: string): s
 }
 
 export function code(text: string): string {
-  return `<code style="font-family:Menlo,Consolas,monospace;font-size:12px;background:${COLORS.headerBg};padding:2px 4px;border-radius:3px;word-break:break-all;">${esc(text)}</code>`;
+  return `<code style="font-family:Menlo,Consolas,monospace;font-size:12px;background:${COLORS.headerBg};padding:2px 4px;border-radius:3px;overflow-wrap:break-word;">${esc(text)}</code>`;
 }
 
 /**
