@@ -27,8 +27,19 @@ export function createDeliverProcessor(
     }
     if (outcome === 'failed')
       log.error('delivery refused permanently by the mail server; see thm status');
+    // 'in-flight': another replica holds the lease and owns the outcome; if it dies, the lease
+    // expires and the sweeper hands the still-pending notification out again.
     return outcome;
   };
+}
+
+/**
+ * How long one replica's claim on a notification keeps the others off: longer than the
+ * slowest send, whose every SMTP step (connect, greeting, EHLO, MAIL, RCPT, DATA, the body's
+ * socket inactivity, the reply) is bounded by `mail.timeoutMs`. At least a minute.
+ */
+export function deliveryLeaseMs(timeoutMs: number): number {
+  return Math.max(60_000, 20 * timeoutMs);
 }
 
 /** BullMQ custom backoff for the mail queue: 2 s doubling to 10 min, with jitter. */
@@ -41,8 +52,9 @@ export async function sweepOutbox(
   store: OutboxStore,
   mailQueue: Queue<DeliverJobData>,
   logger: Logger,
+  now: number,
 ): Promise<number> {
-  const pending = await store.pendingNotifications(1000);
+  const pending = await store.pendingNotifications(1000, now);
   await enqueueDeliveries(
     mailQueue,
     pending.map((e) => e.notification.id),

@@ -13,7 +13,7 @@ import {
   type MonitoringOptions,
 } from '../observability/monitoring.js';
 import { RedisStore } from '../store/redis-store.js';
-import { createDeliverProcessor, mailBackoff, sweepOutbox } from './deliver.js';
+import { createDeliverProcessor, deliveryLeaseMs, mailBackoff, sweepOutbox } from './deliver.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
@@ -98,6 +98,7 @@ export async function startWorker(
     from: config.mail.from,
     logger,
     now: options.now,
+    leaseMs: deliveryLeaseMs(config.mail.timeoutMs),
   });
   const workerOptions = {
     connection: redis,
@@ -137,7 +138,7 @@ export async function startWorker(
   mailQueue.on('error', onError(MAIL_QUEUE));
 
   const sweep = () =>
-    sweepOutbox(store, mailQueue, logger).catch((error: Error) =>
+    sweepOutbox(store, mailQueue, logger, (options.now ?? Date.now)()).catch((error: Error) =>
       logger.warn(`outbox sweep failed: ${error.message}`),
     );
   await sweep();

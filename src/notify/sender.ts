@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type {
@@ -10,12 +12,13 @@ import type {
 
 /**
  * Delivers outbox entries: one attempt per call, the state kept in the store, so retries
- * survive restarts. The job layer calls `deliver(id)` from a BullMQ job (with its own retries)
- * and `deliverDue()` when a worker starts, to pick up what a crash left pending.
+ * survive restarts. The job layer calls `deliver(id)` from a BullMQ job (with its own retries);
+ * `deliverDue()` delivers whatever is due, for a sweep or a test.
  *
  * The order is what makes "no alert lost" and "duplicates only from a crash" true:
- * load -> skip unless pending -> send -> markSent only after the server accepted. A crash
- * between acceptance and markSent re-sends the same message (same Message-ID) later.
+ * claim (an atomic state check plus a lease in the store, so two replicas never send the same
+ * entry at once) -> send -> markSent only after the server accepted. A crash between acceptance
+ * and markSent re-sends the same message (same Message-ID) once the lease has expired.
  */
 export interface SenderOptions {
   store: OutboxStore;
@@ -34,7 +37,16 @@ export interface SenderOptions {
   backoff?: { baseMs: number; maxMs: number };
   /** Random source in [0, 1) for the jitter; injectable for tests. @defaultValue Math.random */
   random?: () => number;
+  /**
+   * How long a claim keeps other senders off one notification. Must outlast the slowest send
+   * (every SMTP step has its own timeout); a holder that crashed blocks it this long.
+   * @defaultValue DEFAULT_LEASE_MS
+   */
+  leaseMs?: number;
 }
+
+/** Five minutes: 20 SMTP steps at the default 15 s timeout. */
+export const DEFAULT_LEASE_MS = 300_000;
 
 export const DEFAULT_BACKOFF = { baseMs: 30_000, maxMs: 3_600_000 } as const;
 
@@ -59,8 +71,9 @@ export class NotificationSender {
   readonly #now: () => number;
   readonly #backoff: { baseMs: number; maxMs: number };
   readonly #random: () => number;
-  /** Ids being sent by this instance: a job and deliverDue racing in one process send once. */
-  readonly #inFlight = new Set<string>();
+  readonly #leaseMs: number;
+  /** Names this sender as a lease holder (host, pid and a random part, for diagnosis). */
+  readonly #owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 
   constructor(options: SenderOptions) {
     this.#store = options.store;
@@ -70,6 +83,7 @@ export class NotificationSender {
     this.#now = options.now ?? Date.now;
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#random = options.random ?? Math.random;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
   /**
@@ -77,12 +91,24 @@ export class NotificationSender {
    * calling job retries; SMTP errors are recorded and reported as 'retry' or 'failed'.
    */
   async deliver(id: string): Promise<DeliveryOutcome> {
-    const entry = await this.#store.getNotification(id);
-    if (!entry) {
-      this.#logger.warn({ notificationId: id }, 'notification not in the outbox');
-      return 'missing';
+    const claim = await this.#store.claimNotification(id, this.#owner, this.#leaseMs);
+    switch (claim.status) {
+      case 'claimed':
+        return this.#attempt(claim.entry);
+      case 'missing':
+        this.#logger.warn({ notificationId: id }, 'notification not in the outbox');
+        return 'missing';
+      case 'busy':
+        this.#logger.debug(
+          { notificationId: id },
+          'notification being delivered by another sender',
+        );
+        return 'in-flight';
+      case 'sent':
+        return 'already-sent';
+      case 'failed':
+        return 'failed';
     }
-    return this.#attempt(entry);
   }
 
   /** Delivers every due pending entry (oldest first); one failing does not stop the others. */
@@ -93,15 +119,17 @@ export class NotificationSender {
       retry: 0,
       failed: 0,
       alreadySent: 0,
+      inFlight: 0,
       missing: 0,
       errors: 0,
     };
-    const entries = await this.#store.pendingNotifications(limit);
+    const entries = await this.#store.pendingNotifications(limit, this.#now());
     summary.due = entries.length;
     for (const entry of entries) {
       try {
-        const outcome = await this.#attempt(entry);
+        const outcome = await this.deliver(entry.notification.id);
         if (outcome === 'already-sent') summary.alreadySent += 1;
+        else if (outcome === 'in-flight') summary.inFlight += 1;
         else summary[outcome] += 1;
       } catch (error) {
         summary.errors += 1;
@@ -118,13 +146,11 @@ export class NotificationSender {
     return summary;
   }
 
+  /** One send of a claimed entry; every way out ends the lease. */
   async #attempt(entry: OutboxEntry): Promise<DeliveryOutcome> {
     const n = entry.notification;
     const log = { notificationId: n.id, networkId: n.networkId, kind: n.kind, asOf: n.asOf };
-    if (entry.state === 'sent') return 'already-sent';
-    if (entry.state === 'failed') return 'failed';
-    if (this.#inFlight.has(n.id)) return 'retry';
-    this.#inFlight.add(n.id);
+    let transitioned = false;
     try {
       let result;
       try {
@@ -139,6 +165,7 @@ export class NotificationSender {
               );
         if (smtp.code === 'THM_SMTP_REJECTED') {
           await this.#store.markFailed(n.id, smtp.message, this.#now());
+          transitioned = true;
           this.#logger.error(
             { ...log, error: smtp.message },
             'notification rejected by the SMTP server',
@@ -147,6 +174,7 @@ export class NotificationSender {
         }
         const delay = retryDelay(entry.attempts, this.#backoff, this.#random());
         await this.#store.recordAttempt(n.id, smtp.message, this.#now() + delay);
+        transitioned = true;
         this.#logger.warn(
           { ...log, attempts: entry.attempts + 1, retryInMs: delay, error: smtp.message },
           'notification not delivered, will retry',
@@ -157,14 +185,18 @@ export class NotificationSender {
         // No error but no recipient accepted: the server refused them all.
         const reason = `no recipient accepted: ${result.response}`;
         await this.#store.markFailed(n.id, reason, this.#now());
+        transitioned = true;
         this.#logger.error({ ...log, error: reason }, 'notification rejected by the SMTP server');
         return 'failed';
       }
       await this.#store.markSent(n.id, this.#now());
+      transitioned = true;
       this.#logger.info({ ...log, response: result.response }, 'notification sent');
       return 'sent';
     } finally {
-      this.#inFlight.delete(n.id);
+      // A transition ends the lease in the same step. Without one (the store was unreachable),
+      // give it back if possible; else it expires.
+      if (!transitioned) await this.#store.releaseNotification(n.id, this.#owner).catch(() => {});
     }
   }
 }

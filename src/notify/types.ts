@@ -52,8 +52,17 @@ export interface OutboxEntry {
  */
 export interface OutboxStore {
   getNotification(id: string): Promise<OutboxEntry | undefined>;
-  /** Pending entries whose next attempt is due now, oldest first. */
-  pendingNotifications(limit?: number): Promise<OutboxEntry[]>;
+  /** Pending entries whose next attempt is due at `now` (epoch ms), oldest first. */
+  pendingNotifications(limit: number, now: number): Promise<OutboxEntry[]>;
+  /**
+   * Takes the delivery lease of a pending notification for `leaseMs`, atomically with reading
+   * its state, so two senders (two replicas, or a job and a sweep in one process) never send it
+   * at the same time. The lease ends with the next transition below (recordAttempt, markSent,
+   * markFailed), with `releaseNotification`, or when it expires (the holder crashed).
+   */
+  claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim>;
+  /** Gives a lease back without a transition (only the owner's lease). */
+  releaseNotification(id: string, owner: string): Promise<void>;
   /** One more failed attempt: keeps the entry pending, due again at nextAttemptAt. */
   recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void>;
   /** Only after the SMTP server accepted the message (or it was written to the outbox dir). */
@@ -61,6 +70,13 @@ export interface OutboxStore {
   /** A permanent refusal (SMTP 5xx): kept, visible in `thm status`, never retried. */
   markFailed(id: string, error: string, at: number): Promise<void>;
 }
+
+/**
+ * What `claimNotification` found: the entry, now leased to the caller; or why not: another
+ * sender holds the lease ('busy'), it is no longer pending, or it is not in the outbox.
+ */
+export type OutboxClaim =
+  { status: 'claimed'; entry: OutboxEntry } | { status: 'busy' | 'sent' | 'failed' | 'missing' };
 
 export interface SendResult {
   accepted: boolean;
@@ -78,7 +94,14 @@ export interface MailTransport {
 }
 
 /** What one delivery attempt of `NotificationSender.deliver` came to. */
-export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'missing' | 'already-sent';
+export type DeliveryOutcome =
+  | 'sent'
+  | 'retry'
+  | 'failed'
+  | 'missing'
+  | 'already-sent'
+  /** Another sender holds the lease and is delivering it now. */
+  | 'in-flight';
 
 export interface DeliverySummary {
   /** Entries looked at. */
@@ -87,6 +110,8 @@ export interface DeliverySummary {
   retry: number;
   failed: number;
   alreadySent: number;
+  /** Being delivered by another sender meanwhile. */
+  inFlight: number;
   missing: number;
   /** Attempts that threw for another reason (e.g. the store was unreachable); retried later. */
   errors: number;

@@ -13,6 +13,7 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:outbox:pending      zset id, score = due time (epoch ms)
  *   P:store:outbox:sent         zset id, score = sent time
  *   P:store:outbox:failed       zset id, score = failure time
+ *   P:store:outbox:lease:<id>   string, the sender delivering <id> now (expires: PX)
  *
  * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot
  * of "thm", so the multi-key scripts (a run's commit touches the network hash and the outbox)
@@ -32,6 +33,7 @@ export interface StoreKeys {
   outboxPending: string;
   outboxSent: string;
   outboxFailed: string;
+  outboxLease(notificationId: string): string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -46,6 +48,7 @@ export function storeKeys(prefix: string): StoreKeys {
     outboxPending: `${base}:outbox:pending`,
     outboxSent: `${base}:outbox:sent`,
     outboxFailed: `${base}:outbox:failed`,
+    outboxLease: (notificationId) => `${base}:outbox:lease:${notificationId}`,
   };
 }
 

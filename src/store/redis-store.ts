@@ -13,7 +13,7 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
-import type { Notification, OutboxEntry, OutboxStore } from '../notify/types.js';
+import type { Notification, OutboxClaim, OutboxEntry, OutboxStore } from '../notify/types.js';
 import { decodeActive, encodeActive } from './active-codec.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
@@ -37,6 +37,7 @@ import {
   addSilenceScript,
   commitScript,
   deleteNetworkScript,
+  leaseScript,
   outboxScript,
   removeSilenceScript,
 } from './scripts.js';
@@ -354,6 +355,26 @@ export class RedisStore implements OutboxStore {
     return entry;
   }
 
+  async claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim> {
+    const reply = (await this.call('claimNotification', () =>
+      leaseScript.run(this.redis, this.leaseKeys(id), ['claim', id, owner, leaseMs]),
+    )) as [string, string?, (string | null)?];
+    const [status, body, meta] = reply;
+    if (status === 'claimed' && body !== undefined) {
+      return { status, entry: this.entry(body, meta ?? null) };
+    }
+    if (status === 'busy' || status === 'sent' || status === 'failed' || status === 'missing') {
+      return { status };
+    }
+    throw new ThmError('THM_STORE', `unexpected lease reply ${JSON.stringify(status)}`);
+  }
+
+  async releaseNotification(id: string, owner: string): Promise<void> {
+    await this.call('releaseNotification', () =>
+      leaseScript.run(this.redis, this.leaseKeys(id), ['release', id, owner]),
+    );
+  }
+
   async recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void> {
     await this.transition('attempt', id, nextAttemptAt, error);
   }
@@ -405,7 +426,14 @@ export class RedisStore implements OutboxStore {
     return (await this.call(op, () =>
       outboxScript.run(
         this.redis,
-        [k.outboxBody, k.outboxMeta, k.outboxPending, k.outboxSent, k.outboxFailed],
+        [
+          k.outboxBody,
+          k.outboxMeta,
+          k.outboxPending,
+          k.outboxSent,
+          k.outboxFailed,
+          k.outboxLease(id),
+        ],
         [op, id, at, error, cutoff, SENT_NOTIFICATION_MAX],
       ),
     )) as number;
@@ -424,23 +452,32 @@ export class RedisStore implements OutboxStore {
     ids.forEach((_, i) => {
       const body = bodies[i];
       if (body === null || body === undefined) return;
-      const meta: OutboxMeta = parseOptional(outboxMetaSchema, metas[i], 'outbox state') ?? {
-        state: 'pending',
-        attempts: 0,
-      };
-      if (only !== undefined && meta.state !== only) return;
-      const entry: OutboxEntry = {
-        notification: parseStored(notificationSchema, body, 'notification'),
-        state: meta.state,
-        attempts: meta.attempts,
-      };
-      if (meta.lastError !== undefined) entry.lastError = meta.lastError;
-      if (meta.sentAt !== undefined) entry.sentAt = meta.sentAt;
-      if (meta.nextAttemptAt !== undefined) entry.nextAttemptAt = meta.nextAttemptAt;
-      if (meta.failedAt !== undefined) entry.failedAt = meta.failedAt;
-      result.push(entry);
+      const entry = this.entry(body, metas[i] ?? null);
+      if (only === undefined || entry.state === only) result.push(entry);
     });
     return result;
+  }
+
+  private entry(body: string, rawMeta: string | null): OutboxEntry {
+    const meta: OutboxMeta = parseOptional(outboxMetaSchema, rawMeta, 'outbox state') ?? {
+      state: 'pending',
+      attempts: 0,
+    };
+    const entry: OutboxEntry = {
+      notification: parseStored(notificationSchema, body, 'notification'),
+      state: meta.state,
+      attempts: meta.attempts,
+    };
+    if (meta.lastError !== undefined) entry.lastError = meta.lastError;
+    if (meta.sentAt !== undefined) entry.sentAt = meta.sentAt;
+    if (meta.nextAttemptAt !== undefined) entry.nextAttemptAt = meta.nextAttemptAt;
+    if (meta.failedAt !== undefined) entry.failedAt = meta.failedAt;
+    return entry;
+  }
+
+  private leaseKeys(id: string): string[] {
+    const k = this.keys;
+    return [k.outboxBody, k.outboxMeta, k.outboxPending, k.outboxLease(id)];
   }
 
   // ---------------------------------------------------------------- plumbing

@@ -233,8 +233,9 @@ return redis.call('DEL', net, invoices)
 );
 
 /**
- * Outbox transitions. KEYS: 1 bodies, 2 meta, 3 pending, 4 sent, 5 failed
+ * Outbox transitions. KEYS: 1 bodies, 2 meta, 3 pending, 4 sent, 5 failed, 6 the id's lease
  * ARGV: op, id, at, error, retentionCutoff, maxSent
+ * Every transition ends the delivery lease (see claimScript).
  *   op 'attempt': pending only; attempts+1, lastError, due again at 'at'
  *   op 'sent': pending or failed -> sent at 'at'; trims sent entries (older than cutoff or
  *     beyond maxSent)
@@ -248,6 +249,7 @@ export const outboxScript = new LuaScript(
 local bodies, metas, pending, sent, failed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local op, id, at, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 if at == nil then return fail('invalid time') end
+if op ~= 'retry' then redis.call('DEL', KEYS[6]) end
 if redis.call('HEXISTS', bodies, id) == 0 then return 0 end
 local raw = redis.call('HGET', metas, id)
 local meta = {state = 'pending', attempts = 0}
@@ -304,5 +306,41 @@ else
 end
 redis.call('HSET', metas, id, cjson.encode(meta))
 return 1
+`,
+);
+
+/**
+ * The delivery lease of one notification. KEYS: 1 bodies, 2 meta, 3 pending, 4 the id's lease
+ * ARGV: op, id, owner, leaseMs
+ *   op 'claim': a pending entry whose lease is free gets it (SET NX PX); returns
+ *     {'claimed', bodyJson, metaJson or false} | {'busy'} | {'sent'} | {'failed'} | {'missing'}
+ *   op 'release': deletes the lease if `owner` holds it; returns {'released'} or {'kept'}
+ * The state check and the SET NX are one atomic step: a sender that finds the entry pending
+ * and free is the only one sending it until the lease ends.
+ */
+export const leaseScript = new LuaScript(
+  'lease',
+  `${PRELUDE}
+local bodies, metas, pending, lease = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local op, id, owner = ARGV[1], ARGV[2], ARGV[3]
+if op == 'release' then
+  if redis.call('GET', lease) == owner then
+    redis.call('DEL', lease)
+    return {'released'}
+  end
+  return {'kept'}
+end
+if op ~= 'claim' then return fail('unknown lease operation ' .. tostring(op)) end
+local leaseMs = tonumber(ARGV[4])
+if leaseMs == nil or leaseMs < 1 then return fail('invalid lease time') end
+local body = redis.call('HGET', bodies, id)
+if not body then return {'missing'} end
+local raw = redis.call('HGET', metas, id)
+if not redis.call('ZSCORE', pending, id) then
+  if raw then return {cjson.decode(raw).state} end
+  return {'missing'}
+end
+if not redis.call('SET', lease, owner, 'NX', 'PX', math.floor(leaseMs)) then return {'busy'} end
+return {'claimed', body, raw or false}
 `,
 );

@@ -4,7 +4,8 @@ import { freePort, waitFor } from './ports.js';
 
 /**
  * A real SMTP server on loopback. Every accepted message is parsed with mailparser. Faults are
- * injected for real: a reply code for the next N messages, or a dropped connection mid-DATA.
+ * injected for real: a reply code for the next N messages, a dropped connection mid-DATA, or a
+ * slow acceptance.
  */
 export interface ReceivedMail {
   envelope: { from: string; to: string[] };
@@ -12,7 +13,11 @@ export interface ReceivedMail {
   parsed: ParsedMail;
 }
 
-export type SmtpFault = { type: 'reply'; code: number; message: string } | { type: 'drop' };
+export type SmtpFault =
+  | { type: 'reply'; code: number; message: string }
+  | { type: 'drop' }
+  /** Accept the message, but only after `ms` (a slow server: a send stays in flight). */
+  | { type: 'delay'; ms: number };
 
 export interface TestSmtp {
   port: number;
@@ -71,7 +76,7 @@ export async function startSmtp(
         chunks.push(chunk);
         if (fault?.type === 'drop') {
           // Cut the TCP connection in the middle of DATA, before any reply.
-          (session as unknown as { _socket?: { destroy(): void } })._socket?.destroy();
+          connectionSocket(server, session)?.destroy();
         }
       });
       stream.on('end', () => {
@@ -82,7 +87,9 @@ export async function startSmtp(
           return;
         }
         const raw = Buffer.concat(chunks).toString('utf8');
-        simpleParser(raw)
+        const delay = fault?.type === 'delay' ? fault.ms : 0;
+        new Promise((resolve) => setTimeout(resolve, delay))
+          .then(() => simpleParser(raw))
           .then((parsed) => {
             state.messages.push({
               envelope: {
@@ -101,4 +108,21 @@ export async function startSmtp(
   server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return state;
+}
+
+/**
+ * The TCP socket behind an SMTP session. smtp-server does not expose it on the session; its
+ * connection objects (one per client, in `server.connections`) hold it as `_socket`.
+ */
+function connectionSocket(
+  server: SMTPServer,
+  session: SMTPServerSession,
+): { destroy(): void } | undefined {
+  const connections = (
+    server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }
+  ).connections;
+  for (const connection of connections) {
+    if (connection.id === session.id) return connection._socket;
+  }
+  return undefined;
 }

@@ -2,9 +2,9 @@ import net from 'node:net';
 
 /**
  * A minimal SMTP speaker that really cuts the TCP connection in the middle of DATA for the
- * first `drops` messages, then accepts. (The shared harness's `drop` fault ends up as a hang
- * rather than a cut: it destroys `session._socket`, which smtp-server does not set.) Enough
- * protocol for nodemailer: greeting, EHLO, MAIL, RCPT, DATA, RSET, QUIT.
+ * first `drops` messages, then accepts, so a test can cut several times in a row on a fresh
+ * server (the shared harness's `drop` fault cuts one message per fault). Enough protocol for
+ * nodemailer: greeting, EHLO, MAIL, RCPT, DATA, RSET, QUIT.
  */
 export interface DroppingSmtp {
   url: string;

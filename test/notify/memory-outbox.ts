@@ -1,13 +1,20 @@
-import type { Notification, OutboxEntry, OutboxStore } from '../../src/notify/types.js';
+import type {
+  Notification,
+  OutboxClaim,
+  OutboxEntry,
+  OutboxStore,
+} from '../../src/notify/types.js';
 
 /**
  * TEST DOUBLE of the store's outbox (the OutboxStore interface that RedisStore implements), so
  * the sender can be tested against real SMTP before the store exists. It keeps the semantics
  * the sender relies on: due = pending and nextAttemptAt <= now, oldest first; recordAttempt
- * counts attempts; entries are copies, as a store that serialises would hand out.
+ * counts attempts; a claim leases a pending entry until a transition; entries are copies, as a store that serialises would hand out.
  */
 export class MemoryOutbox implements OutboxStore {
   readonly entries = new Map<string, OutboxEntry>();
+  /** id -> holder and expiry (by this outbox's clock). */
+  readonly leases = new Map<string, { owner: string; until: number }>();
   constructor(private readonly now: () => number = Date.now) {}
 
   add(notification: Notification): void {
@@ -27,8 +34,7 @@ export class MemoryOutbox implements OutboxStore {
     return entry ? structuredClone(entry) : undefined;
   }
 
-  async pendingNotifications(limit = 100): Promise<OutboxEntry[]> {
-    const now = this.now();
+  async pendingNotifications(limit: number, now: number): Promise<OutboxEntry[]> {
     return [...this.entries.values()]
       .filter((e) => e.state === 'pending' && (e.nextAttemptAt ?? 0) <= now)
       .sort((a, b) => a.notification.createdAt - b.notification.createdAt)
@@ -36,7 +42,22 @@ export class MemoryOutbox implements OutboxStore {
       .map((e) => structuredClone(e));
   }
 
+  async claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim> {
+    const entry = this.entries.get(id);
+    if (!entry) return { status: 'missing' };
+    if (entry.state !== 'pending') return { status: entry.state };
+    const lease = this.leases.get(id);
+    if (lease && lease.until > this.now()) return { status: 'busy' };
+    this.leases.set(id, { owner, until: this.now() + leaseMs });
+    return { status: 'claimed', entry: structuredClone(entry) };
+  }
+
+  async releaseNotification(id: string, owner: string): Promise<void> {
+    if (this.leases.get(id)?.owner === owner) this.leases.delete(id);
+  }
+
   async recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void> {
+    this.leases.delete(id);
     const entry = this.entry(id);
     entry.attempts += 1;
     entry.lastError = error;
@@ -44,6 +65,7 @@ export class MemoryOutbox implements OutboxStore {
   }
 
   async markSent(id: string, at: number): Promise<void> {
+    this.leases.delete(id);
     const entry = this.entry(id);
     entry.attempts += 1;
     entry.state = 'sent';
@@ -51,6 +73,7 @@ export class MemoryOutbox implements OutboxStore {
   }
 
   async markFailed(id: string, error: string, at: number): Promise<void> {
+    this.leases.delete(id);
     const entry = this.entry(id);
     entry.attempts += 1;
     entry.state = 'failed';

@@ -73,15 +73,20 @@ describe('NotificationSender with RedisStore', () => {
     expect(result.committed).toBe(true);
   }
 
-  function sender(): { sender: NotificationSender; close: () => Promise<void> } {
+  /** A sender, as one replica would have it: on `on` (its own connection), leases of `leaseMs`. */
+  function sender(options: { on?: RedisStore; leaseMs?: number } = {}): {
+    sender: NotificationSender;
+    close: () => Promise<void>;
+  } {
     const transport = createMailTransport(
       { url: new Secret(smtp.url), from: FROM, outboxDir: '/nonexistent', timeoutMs: 2_000 },
       silentLogger,
     );
     return {
       sender: new NotificationSender({
-        store,
+        store: options.on ?? store,
         transport,
+        ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
         from: FROM,
         logger: silentLogger,
         backoff: { baseMs: 20, maxMs: 100 },
@@ -119,6 +124,97 @@ describe('NotificationSender with RedisStore', () => {
     expect(failed?.state).toBe('failed');
     expect(failed?.lastError).toMatch(/550.*No such mailbox/);
     expect(smtp.messages.map((m) => m.parsed.messageId)).toEqual([a.messageId]);
-    expect(await store.pendingNotifications()).toEqual([]);
+    expect(await store.pendingNotifications(100, Date.now())).toEqual([]);
+  });
+
+  /** Two replicas: each its own Redis connection, store and SMTP transport. */
+  async function replicas(leaseMs?: number) {
+    const connections = [redis.client(), redis.client()];
+    const senders = connections.map((connection) =>
+      sender({ on: new RedisStore(connection, `thmtest${process.pid}`), leaseMs }),
+    );
+    return {
+      a: senders[0]!.sender,
+      b: senders[1]!.sender,
+      close: async () => {
+        await Promise.all(senders.map((s) => s.close()));
+        connections.forEach((c) => c.disconnect());
+      },
+    };
+  }
+
+  it('two replicas delivering the same notification at once send it exactly once', async () => {
+    const n = problemNotification('2026-11-23');
+    await record([n], '2026-11-23');
+    const before = smtp.messages.length;
+    const attemptsBefore = smtp.attempts;
+    // A slow server keeps the first send in flight while the second replica tries.
+    smtp.faults.push({ type: 'delay', ms: 400 }, { type: 'delay', ms: 400 });
+    const { a, b, close } = await replicas();
+    try {
+      const outcomes = await Promise.all([a.deliver(n.id), b.deliver(n.id)]);
+      expect(outcomes.sort()).toEqual(['in-flight', 'sent']);
+      expect(await a.deliver(n.id)).toBe('already-sent');
+      expect(await b.deliver(n.id)).toBe('already-sent');
+    } finally {
+      smtp.faults.length = 0;
+      await close();
+    }
+    expect(smtp.attempts - attemptsBefore).toBe(1);
+    expect(smtp.messages.slice(before).map((m) => m.parsed.messageId)).toEqual([n.messageId]);
+    expect(await store.getNotification(n.id)).toMatchObject({ state: 'sent', attempts: 1 });
+  });
+
+  it('two replicas sweeping the same due notifications at once: each e-mail once', async () => {
+    const batch = ['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27'].map((asOf) =>
+      problemNotification(asOf),
+    );
+    for (const n of batch) await record([n], n.asOf);
+    const before = smtp.messages.length;
+    smtp.faults.push(...batch.flatMap(() => [{ type: 'delay' as const, ms: 100 }]));
+    const { a, b, close } = await replicas();
+    try {
+      const [sa, sb] = await Promise.all([a.deliverDue(), b.deliverDue()]);
+      expect(sa.sent + sb.sent).toBe(batch.length);
+      expect(sa.errors + sb.errors + sa.retry + sb.retry).toBe(0);
+    } finally {
+      smtp.faults.length = 0;
+      await close();
+    }
+    const ids = smtp.messages.slice(before).map((m) => m.parsed.messageId);
+    expect(ids.sort()).toEqual(batch.map((n) => n.messageId).sort());
+  });
+
+  it('a replica that died holding the lease blocks the others only until it expires', async () => {
+    const n = problemNotification('2026-11-28');
+    await record([n], '2026-11-28');
+    const before = smtp.messages.length;
+    // The dead replica: it claimed the notification, then never sent or released it.
+    const claim = await store.claimNotification(n.id, 'dead-host:1:abc', 300);
+    expect(claim.status).toBe('claimed');
+    const { a, close } = await replicas();
+    try {
+      expect(await a.deliver(n.id)).toBe('in-flight');
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(await a.deliver(n.id)).toBe('sent');
+    } finally {
+      await close();
+    }
+    expect(smtp.messages.slice(before).map((m) => m.parsed.messageId)).toEqual([n.messageId]);
+  });
+
+  it('a send that fails transiently gives the lease back with the retry', async () => {
+    const n = problemNotification('2026-11-29');
+    await record([n], '2026-11-29');
+    smtp.faults.push({ type: 'reply', code: 451, message: 'Try later' });
+    const { a, b, close } = await replicas();
+    try {
+      expect(await a.deliver(n.id)).toBe('retry');
+      // Not held by a, so the other replica's explicit delivery goes ahead at once.
+      expect(await b.deliver(n.id)).toBe('sent');
+    } finally {
+      await close();
+    }
+    expect(await store.getNotification(n.id)).toMatchObject({ state: 'sent', attempts: 2 });
   });
 });
