@@ -160,7 +160,8 @@ describe('delivery over real SMTP', () => {
     expect(mail!.envelope.to).toEqual(TO);
     expect(parsed.headers.has('bcc')).toBe(false);
     expect(parsed.headers.has('x-evil')).toBe(false);
-    expect(mail!.raw).not.toMatch(/^(Bcc|X-Evil):/im);
+    // No header line of the message or of its parts (body lines may say anything).
+    for (const block of headerBlocks(mail!.raw)) expect(block).not.toMatch(/^(Bcc|X-Evil):/im);
     expect(parsed.subject).toBe(
       '[Traffic Health] Acme Bcc: victim@evil.example X-Evil: 1: 5 new (2026-11-21)',
     );
@@ -461,3 +462,16 @@ describe('without an SMTP URL: .eml and .html files in outboxDir', () => {
     });
   });
 });
+
+/** The header block of a raw message and of each of its MIME parts. */
+function headerBlocks(raw: string): string[] {
+  const blocks = [raw.slice(0, raw.indexOf('\r\n\r\n'))];
+  const boundary = /boundary="([^"]+)"/.exec(blocks[0]!)?.[1];
+  if (boundary) {
+    for (const part of raw.split(`--${boundary}\r\n`).slice(1)) {
+      blocks.push(part.slice(0, part.indexOf('\r\n\r\n')));
+    }
+  }
+  expect(blocks.length).toBeGreaterThan(2);
+  return blocks;
+}
