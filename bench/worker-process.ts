@@ -50,7 +50,7 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
   const started = performance.now();
   // The flag bin/thm.js's shebang (and the Dockerfile) run the worker with.
   const nodeArgs = [
-    ...(process.env.BENCH_SEMI ? [`--max-semi-space-size=${process.env.BENCH_SEMI}`] : ['--max-semi-space-size=32']),
+    '--max-semi-space-size=32',
     ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
   const child: ChildProcess = spawn(
