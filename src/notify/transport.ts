@@ -8,7 +8,7 @@ import { redactUrl } from '../config/secret.js';
 import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { headerValue } from './render/format.js';
-import type { MailTransport, Notification, SendResult } from './types.js';
+import type { MailTransport, OutboxNotification, SendResult } from './types.js';
 import { mimeTextPart } from './mime-part.js';
 
 /**
@@ -33,7 +33,7 @@ export function createMailTransport(mail: Config['mail'], logger: Logger): MailT
 }
 
 /** The message as nodemailer takes it. Every header value is one line (headerValue). */
-export function mailOptions(n: Notification, from: string): Mail.Options {
+export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
   return {
     from: headerValue(from, 300),
     to: n.to.map((address) => headerValue(address, 300)),
@@ -188,7 +188,7 @@ class SmtpMailTransport implements MailTransport {
     this.#transporter = nodemailer.createTransport(options);
   }
 
-  async send(n: Notification, from: string): Promise<SendResult> {
+  async send(n: OutboxNotification, from: string): Promise<SendResult> {
     let info: SMTPTransport.SentMessageInfo;
     try {
       info = await this.#transporter.sendMail(mailOptions(n, from));
@@ -243,7 +243,7 @@ class OutboxDirTransport implements MailTransport {
     this.#logger = logger.child({ component: 'mail', outboxDir: this.#dir });
   }
 
-  async send(n: Notification, from: string): Promise<SendResult> {
+  async send(n: OutboxNotification, from: string): Promise<SendResult> {
     const base = outboxFileBase(n);
     const eml = path.join(this.#dir, `${base}.eml`);
     if (existsSync(eml)) return { accepted: true, response: `already written: ${eml}` };
@@ -277,7 +277,7 @@ class OutboxDirTransport implements MailTransport {
 
 /** `2026-11-21-acme-alert-1a2b3c4d`, with anything outside [A-Za-z0-9._-] replaced. */
 export function outboxFileBase(
-  n: Pick<Notification, 'asOf' | 'networkId' | 'kind' | 'id'>,
+  n: Pick<OutboxNotification, 'asOf' | 'networkId' | 'kind' | 'id'>,
 ): string {
   const safe = (value: string) => value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
   return `${safe(n.asOf)}-${safe(n.networkId)}-${safe(n.kind)}-${safe(n.id.slice(0, 8))}`;

@@ -30,10 +30,18 @@ export interface Notification extends RenderedEmail {
   createdAt: number;
 }
 
+/**
+ * A notification as the outbox keeps it: everything delivery needs, without the pair events.
+ * The events matter only to the run that decides the e-mail (they go to the network's
+ * sent-events record in the same commit); carried along they would be thousands of strings to
+ * write, read and parse per alert for nothing.
+ */
+export type OutboxNotification = Omit<Notification, 'events'>;
+
 export type DeliveryState = 'pending' | 'sent' | 'failed';
 
 export interface OutboxEntry {
-  notification: Notification;
+  notification: OutboxNotification;
   state: DeliveryState;
   attempts: number;
   /** Last error (SMTP reply) while pending or failed. */
@@ -89,7 +97,7 @@ export interface SendResult {
  * THM_SMTP_REJECTED (do not).
  */
 export interface MailTransport {
-  send(notification: Notification, from: string): Promise<SendResult>;
+  send(notification: OutboxNotification, from: string): Promise<SendResult>;
   close(): Promise<void>;
 }
 

@@ -8,7 +8,7 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
-import type { Notification } from '../notify/types.js';
+import type { OutboxNotification } from '../notify/types.js';
 
 /**
  * Schemas of the small records the store keeps as JSON. Redis is a boundary like any other:
@@ -69,14 +69,14 @@ export const silenceSchema: z.ZodType<Silence> = z.object({
   expiresAt: z.number(),
 });
 
-export const notificationSchema: z.ZodType<Notification> = z.looseObject({
+/** Entries written before the events were dropped from the outbox still carry them: stripped. */
+export const notificationSchema: z.ZodType<OutboxNotification> = z.object({
   id: z.string(),
   messageId: z.string(),
   networkId: z.string(),
   kind: z.enum(['alert', 'problem', 'restored', 'premium-lost', 'premium-regained', 'invoice']),
   asOf: z.string(),
   to: z.array(z.string()),
-  events: z.array(z.string()),
   createdAt: z.number(),
   subject: z.string(),
   text: z.string(),

@@ -13,7 +13,13 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
-import type { Notification, OutboxClaim, OutboxEntry, OutboxStore } from '../notify/types.js';
+import type {
+  Notification,
+  OutboxClaim,
+  OutboxEntry,
+  OutboxNotification,
+  OutboxStore,
+} from '../notify/types.js';
 import { decodeActive, encodeActive } from './active-codec.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
@@ -173,7 +179,7 @@ export class RedisStore implements OutboxStore {
     const indexAdd = `${run.asOf} ${rField}\n${sentAppend ? `${run.asOf} ${sField}\n` : ''}`;
     const notifications = effect.notifications.flatMap((n) => [
       n.id,
-      JSON.stringify(n),
+      JSON.stringify(outboxNotification(n)),
       String(n.createdAt),
     ]);
     const args: (string | number)[] = [
@@ -489,6 +495,12 @@ export class RedisStore implements OutboxStore {
       throw storeError(operation, error);
     }
   }
+}
+
+/** What the outbox keeps of a notification: all but the events (see OutboxNotification). */
+function outboxNotification(n: Notification): OutboxNotification {
+  const { events: _events, ...kept } = n;
+  return kept;
 }
 
 function storeError(operation: string, error: unknown): ThmError {

@@ -63,7 +63,7 @@ describe('RedisStore: network state and runs', () => {
   });
 
   it('commits a run whole and loads it back', async () => {
-    const { store } = freshStore();
+    const { store, prefix } = freshStore();
     const pairs = history(5);
     const snapshot: InvoiceSnapshot = {
       time: 1,
@@ -77,7 +77,7 @@ describe('RedisStore: network state and runs', () => {
       effect({
         run: runRecord(DAY, { notificationIds: ['n1'] }),
         history: { upsert: pairs, remove: [] },
-        notifications: [notification('n1')],
+        notifications: [notification('n1', { events: ['new|1:isp 0', 'new|2:a\nb'] })],
         sentEvents: ['new|1:isp 0', 'new|2:a\nb'],
         premium: { hasPremium: true, checkedAt: 5, since: 4 },
         problem: { kind: 'traffic-check', openedAt: 1, code: 'THM_API_AUTH', message: 'm' },
@@ -96,7 +96,14 @@ describe('RedisStore: network state and runs', () => {
     expect(state.problem?.code).toBe('THM_API_AUTH');
     expect(state.latestInvoice).toEqual(snapshot);
     expect(await store.listInvoiceSnapshots('acme', 5)).toEqual([snapshot]);
-    expect((await store.getNotification('n1'))?.state).toBe('pending');
+    // The outbox keeps what delivery needs; the events live in the sent-events record only.
+    const { events: _events, ...delivered } = notification('n1');
+    expect(await store.getNotification('n1')).toEqual({
+      notification: delivered,
+      state: 'pending',
+      attempts: 0,
+    });
+    expect(await redis.hget(`${prefix}:store:outbox:body`, 'n1')).not.toContain('events');
     expect(await store.getRun('acme', 'traffic-check', DAY)).toEqual(state.run);
     expect(await store.networkIds()).toEqual(['acme']);
 
