@@ -410,24 +410,38 @@ async function readCapped(
     cancel(body);
     return { text: undefined, bytes: declared };
   }
+  // 'data' events, not `for await`: one promise per 64 KB chunk made reading a 14 MB body
+  // about 10 ms slower (P1 measures this read against undici's own body.text()).
   const chunks: Buffer[] = [];
   let bytes = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (bytes + chunk.length > cap) {
-        cancel(body);
-        if (!keepPrefix) return { text: undefined, bytes: bytes + chunk.length };
+  const complete = await new Promise<boolean>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      if (bytes + chunk.length <= cap) {
+        bytes += chunk.length;
+        chunks.push(chunk);
+        return;
+      }
+      body.off('data', onData);
+      body.off('end', onEnd);
+      cancel(body);
+      if (keepPrefix) {
         chunks.push(chunk.subarray(0, cap - bytes));
         bytes = cap;
-        break;
+        resolve(true);
+      } else {
+        bytes += chunk.length;
+        resolve(false);
       }
-      bytes += chunk.length;
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    cancel(body);
-    throw error;
-  }
+    };
+    const onEnd = () => resolve(true);
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', (error: Error) => {
+      cancel(body);
+      reject(error);
+    });
+  });
+  if (!complete) return { text: undefined, bytes };
   const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
   return { text: buffer.toString('utf8'), bytes };
 }
