@@ -231,27 +231,26 @@ function figuresOf(pair: ClassifiedPair): PairFigures | undefined {
   return pair.figures ?? (pair.entry ? pairFigures(pair.entry) : undefined);
 }
 
-/** Clicks 7 days back and yesterday, without building the figures (this runs for every pair). */
-function clicksOf(pair: ClassifiedPair): { d7: number; yesterday: number } | undefined {
-  if (pair.figures) return pair.figures.clicks;
-  if (pair.entry)
-    return {
-      d7: pair.entry.seven_days_ago_total_clicks,
-      yesterday: pair.entry.yesterday_total_clicks,
-    };
-  return undefined;
+/**
+ * Clicks 7 days back and yesterday, read in place: these run for every pair, several times
+ * per pair while sorting 10,000 of them, so they neither build the figures nor allocate.
+ */
+function baselineClicksOf(pair: ClassifiedPair): number {
+  if (pair.figures) return pair.figures.clicks.d7;
+  return pair.entry ? pair.entry.seven_days_ago_total_clicks : 0;
 }
 
 function clicksLostOf(pair: ClassifiedPair): number {
-  const clicks = clicksOf(pair);
-  return clicks ? Math.max(0, clicks.d7 - clicks.yesterday) : 0;
+  if (pair.figures) return Math.max(0, pair.figures.clicks.d7 - pair.figures.clicks.yesterday);
+  if (pair.entry) {
+    return Math.max(0, pair.entry.seven_days_ago_total_clicks - pair.entry.yesterday_total_clicks);
+  }
+  return 0;
 }
 
-const SEVERITY_RANK = { critical: 0, warning: 1 } as const;
-
+/** Critical first, then most clicks lost, then by ISP. */
 function comparePairs(a: ClassifiedPair, b: ClassifiedPair): number {
-  const severity = SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity];
-  if (severity !== 0) return severity;
+  if (a.severity !== b.severity) return a.severity === 'critical' ? -1 : 1;
   const lost = clicksLostOf(b) - clicksLostOf(a);
   if (lost !== 0) return lost;
   return a.isp < b.isp ? -1 : a.isp > b.isp ? 1 : 0;
@@ -272,7 +271,7 @@ function groupDomains(
     let baseline = 0;
     for (const pair of pairs) {
       lost += clicksLostOf(pair);
-      baseline += clicksOf(pair)?.d7 ?? 0;
+      baseline += baselineClicksOf(pair);
     }
     groups.push({
       domainId,
