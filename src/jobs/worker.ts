@@ -4,7 +4,7 @@ import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { NotificationSender } from '../notify/sender.js';
 import { createMailTransport } from '../notify/transport.js';
-import { observeCheckJobs, observeDeliveries } from '../observability/job-metrics.js';
+import { observeCheckJobs } from '../observability/job-metrics.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import {
   monitoringPort,
@@ -99,6 +99,7 @@ export async function startWorker(
     logger,
     now: options.now,
     leaseMs: deliveryLeaseMs(config.mail.timeoutMs),
+    onOutcome: (n, outcome) => metrics.recordNotification(n.networkId, n.kind, outcome),
   });
   const workerOptions = {
     connection: redis,
@@ -117,7 +118,7 @@ export async function startWorker(
   );
   const mailWorker = new Worker<DeliverJobData, string>(
     MAIL_QUEUE,
-    observeDeliveries(createDeliverProcessor(sender, logger), metrics, store, logger),
+    createDeliverProcessor(sender, logger),
     {
       ...workerOptions,
       concurrency: 4,

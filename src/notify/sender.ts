@@ -7,6 +7,7 @@ import type {
   DeliverySummary,
   MailTransport,
   OutboxEntry,
+  OutboxNotification,
   OutboxStore,
 } from './types.js';
 
@@ -43,6 +44,8 @@ export interface SenderOptions {
    * @defaultValue DEFAULT_LEASE_MS
    */
   leaseMs?: number;
+  /** Told every attempt's outcome, with the notification (for metrics). */
+  onOutcome?: (notification: OutboxNotification, outcome: 'sent' | 'retry' | 'failed') => void;
 }
 
 /** Five minutes: 20 SMTP steps at the default 15 s timeout. */
@@ -72,6 +75,7 @@ export class NotificationSender {
   readonly #backoff: { baseMs: number; maxMs: number };
   readonly #random: () => number;
   readonly #leaseMs: number;
+  readonly #onOutcome: SenderOptions['onOutcome'];
   /** Names this sender as a lease holder (host, pid and a random part, for diagnosis). */
   readonly #owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 
@@ -84,6 +88,7 @@ export class NotificationSender {
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#random = options.random ?? Math.random;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#onOutcome = options.onOutcome;
   }
 
   /**
@@ -93,8 +98,11 @@ export class NotificationSender {
   async deliver(id: string): Promise<DeliveryOutcome> {
     const claim = await this.#store.claimNotification(id, this.#owner, this.#leaseMs);
     switch (claim.status) {
-      case 'claimed':
-        return this.#attempt(claim.entry);
+      case 'claimed': {
+        const outcome = await this.#attempt(claim.entry);
+        this.#onOutcome?.(claim.entry.notification, outcome);
+        return outcome;
+      }
       case 'missing':
         this.#logger.warn({ notificationId: id }, 'notification not in the outbox');
         return 'missing';
@@ -147,7 +155,7 @@ export class NotificationSender {
   }
 
   /** One send of a claimed entry; every way out ends the lease. */
-  async #attempt(entry: OutboxEntry): Promise<DeliveryOutcome> {
+  async #attempt(entry: OutboxEntry): Promise<'sent' | 'retry' | 'failed'> {
     const n = entry.notification;
     const log = { notificationId: n.id, networkId: n.networkId, kind: n.kind, asOf: n.asOf };
     let transitioned = false;

@@ -1,14 +1,13 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
-import type { CheckJobData, DeliverJobData } from '../jobs/job-data.js';
+import type { CheckJobData } from '../jobs/job-data.js';
 import { CHECK_KINDS, type CheckKind } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
-import type { Logger } from '../log.js';
-import type { OutboxStore } from '../notify/types.js';
 import type { JobOutcomeLabel, WorkerMetrics } from './metrics.js';
 
 /**
- * Metrics around the processors, as wrappers: the processors stay as they are, and what a job
- * did is read from what it returned or threw.
+ * Metrics around the check processors, as wrappers: the processors stay as they are, and what
+ * a job did is read from what it returned or threw. Deliveries are counted by the sender itself
+ * (its `onOutcome`), which has the notification's kind at hand.
  */
 
 /** The `outcome` label of a check job that threw: tried again later, or failed for good. */
@@ -46,42 +45,6 @@ export function observeCheckJobs(
       for (const n of outcome.notifications)
         metrics.recordNotification(networkId, n.kind, 'decided');
     }
-    return outcome;
-  };
-}
-
-/**
- * Deliveries: `sent` and `failed` (refused for good) are counted with the notification's kind,
- * read back from the outbox (a few e-mails a day: one HGET each); a throw is a deferral.
- */
-export function observeDeliveries(
-  processor: Processor<DeliverJobData, string>,
-  metrics: WorkerMetrics,
-  store: Pick<OutboxStore, 'getNotification'>,
-  logger: Logger,
-): Processor<DeliverJobData, string> {
-  return async (job, token) => {
-    const id = job.data?.notificationId;
-    const count = async (state: 'sent' | 'retry' | 'failed') => {
-      try {
-        const entry = typeof id === 'string' ? await store.getNotification(id) : undefined;
-        metrics.recordNotification(
-          entry?.notification.networkId,
-          entry?.notification.kind ?? 'unknown',
-          state,
-        );
-      } catch (error) {
-        logger.debug({ reason: String(error) }, 'notification metric not recorded');
-      }
-    };
-    let outcome: string;
-    try {
-      outcome = await processor(job, token);
-    } catch (error) {
-      await count('retry');
-      throw error;
-    }
-    if (outcome === 'sent' || outcome === 'failed') await count(outcome);
     return outcome;
   };
 }
