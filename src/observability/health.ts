@@ -19,8 +19,8 @@ import { withTimeout } from './with-timeout.js';
  *
  * Why a queue per process (`canary-<instance>`): with one shared queue any replica could take
  * another's canary, and a stuck replica would look healthy. One fixed job id means at most one
- * canary waits, however long the worker is stuck. The queue's keys are removed on close; a
- * crash leaves a few small keys behind.
+ * canary waits, however long the worker is stuck. The queue's keys are removed on close; those
+ * of a process that crashed are removed by the next worker that starts (removeAbandonedCanaries).
  */
 export const CANARY_QUEUE_PREFIX = 'canary-';
 const CANARY_JOB = 'canary';
@@ -109,6 +109,17 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
   sendCanary();
   const timer = setInterval(sendCanary, intervalMs);
   timer.unref();
+  // Not awaited: start-up does not wait for housekeeping.
+  void removeAbandonedCanaries(redis, prefix, {
+    quietForMs: Math.max(600_000, 10 * intervalMs),
+    now,
+    keep: name,
+  })
+    .then((removed) => {
+      if (removed.length > 0)
+        logger.info({ queues: removed }, 'removed the canary queues of workers that are gone');
+    })
+    .catch((error: Error) => logger.debug(`abandoned canary queues not removed: ${error.message}`));
 
   async function check(): Promise<HealthReport> {
     const problems: string[] = [];
@@ -189,6 +200,55 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       return closing;
     },
   };
+}
+
+/**
+ * Removes the canary queues of processes that are gone: a live worker sends a canary every
+ * interval, so a canary queue whose event stream has been quiet for `quietForMs` (10 intervals,
+ * at least 10 minutes) belongs to a process that crashed. Returns the queue names removed.
+ */
+export async function removeAbandonedCanaries(
+  redis: Redis,
+  prefix: string,
+  options: { quietForMs: number; now?: () => number; keep?: string },
+): Promise<string[]> {
+  const now = options.now ?? Date.now;
+  const head = `${prefix}:${CANARY_QUEUE_PREFIX}`;
+  const names = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(
+      cursor,
+      'MATCH',
+      `${globEscape(head)}*:meta`,
+      'COUNT',
+      500,
+    );
+    cursor = next;
+    for (const key of keys) names.add(key.slice(prefix.length + 1, -':meta'.length));
+  } while (cursor !== '0');
+  names.delete(options.keep ?? '');
+
+  const removed: string[] = [];
+  for (const name of names) {
+    // Stream ids start with the entry's time in epoch ms.
+    const [last] = await redis.xrevrange(`${prefix}:${name}:events`, '+', '-', 'COUNT', 1);
+    const lastAt = last ? Number(last[0].split('-')[0]) : 0;
+    if (now() - lastAt < options.quietForMs) continue;
+    const queue = new Queue(name, { connection: redis, prefix });
+    try {
+      await queue.obliterate({ force: true });
+      removed.push(name);
+    } finally {
+      await queue.close();
+    }
+  }
+  return removed;
+}
+
+/** A literal for a SCAN MATCH pattern (a prefix may hold glob characters). */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 function seconds(ms: number): number {
