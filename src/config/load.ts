@@ -23,12 +23,17 @@ export interface NetworkConfig extends Omit<ParsedNetwork, 'name'> {
   alerts: AlertSettings;
 }
 
-export interface Config extends Omit<ParsedConfig, 'networks' | 'redis' | 'mail' | 'heartbeat'> {
+export interface Config extends Omit<
+  ParsedConfig,
+  'networks' | 'redis' | 'mail' | 'heartbeat' | 'monitoring'
+> {
   /** Where the config came from, for messages. */
   source: string;
   redis: { url: Secret; prefix: string };
   mail: Omit<ParsedConfig['mail'], 'url'> & { url?: Secret };
   heartbeat: { url?: Secret };
+  /** dashboardAuth is "user:password". */
+  monitoring: Omit<ParsedConfig['monitoring'], 'dashboardAuth'> & { dashboardAuth?: Secret };
   networks: NetworkConfig[];
   logLevel: string;
 }
@@ -105,6 +110,13 @@ export function parseConfig(
     },
     heartbeat: {
       url: parsed.heartbeat.url === undefined ? undefined : new Secret(parsed.heartbeat.url),
+    },
+    monitoring: {
+      ...parsed.monitoring,
+      dashboardAuth:
+        parsed.monitoring.dashboardAuth === undefined
+          ? undefined
+          : new Secret(parsed.monitoring.dashboardAuth),
     },
     networks: parsed.networks.map((network, index) => ({
       ...network,
@@ -200,6 +212,11 @@ export function redactedConfig(config: Config): unknown {
         url: config.mail.url ? redactUrl(config.mail.url.reveal()) : undefined,
       },
       heartbeat: { url: config.heartbeat.url ? '[redacted]' : undefined },
+      monitoring: {
+        ...config.monitoring,
+        // "user:password": the user helps tell configs apart, the password is a secret.
+        dashboardAuth: config.monitoring.dashboardAuth?.reveal().replace(/:.*$/s, ':[redacted]'),
+      },
     }),
   );
 }

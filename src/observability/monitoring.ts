@@ -60,7 +60,7 @@ export async function startMonitoring(parts: {
       queues: parts.queues,
       logger,
       ...(config.monitoring.dashboardAuth !== undefined
-        ? { dashboardAuth: config.monitoring.dashboardAuth }
+        ? { dashboardAuth: config.monitoring.dashboardAuth.reveal() }
         : {}),
     });
   } catch (error) {

@@ -267,6 +267,7 @@ describe('config files and keys', () => {
         redis: { url: 'redis://user:redispass@h:1' },
         mail: { url: 'smtp://u:smtppass@h:25' },
         heartbeat: { url: 'https://hc.example/ping/hb-uuid-123' },
+        monitoring: { port: 9464, dashboardAuth: 'ops:dashpass' },
         networks: [network()],
       },
       { env },
@@ -277,8 +278,9 @@ describe('config files and keys', () => {
       JSON.stringify(redactedConfig(config)),
       String(config.networks[0]?.apiKey),
     ].join('\n');
-    for (const secret of [KEY, 'redispass', 'smtppass', 'hb-uuid-123'])
+    for (const secret of [KEY, 'redispass', 'smtppass', 'hb-uuid-123', 'dashpass'])
       expect(shown).not.toContain(secret);
     expect(JSON.stringify(redactedConfig(config))).toContain('redis://user:redacted@h:1');
+    expect(JSON.stringify(redactedConfig(config))).toContain('"dashboardAuth":"ops:[redacted]"');
   });
 });
