@@ -96,6 +96,11 @@ export interface RequestOptions<T> {
   idempotent?: boolean;
   /** The endpoint needs the premium package (how its 401/402/403 are read). */
   premium?: boolean;
+  /**
+   * The one success status the spec states for the endpoint; another 2xx is an invalid
+   * response. Absent: any 2xx (the spec does not show the others).
+   */
+  successStatus?: number;
 }
 
 export interface ApiClient {
@@ -195,6 +200,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       );
       const error = errorForStatus(statusCode, remote, ctx, retryAt);
       return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
+    }
+    if (opts.successStatus !== undefined && statusCode !== opts.successStatus) {
+      const error = invalid(
+        ctx,
+        `status ${statusCode}, expected ${opts.successStatus}`,
+        statusCode,
+      );
+      return { ok: false, error };
     }
     if (read.text === undefined) {
       const error = invalid(
@@ -331,6 +344,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       request('GET', '/networks/traffic/isptrends', {
         parse: parseIspTrendsResponse,
         premium: true,
+        // Only a successful, fully validated 200 may clear pairs (product.md).
+        successStatus: 200,
       }),
     getInvoiceSummary: (status: string) =>
       request('POST', '/networks/billings/affiliates/summary', {

@@ -167,6 +167,18 @@ describe('errors that retrying cannot fix (each one request, not retried)', () =
     await expect(small.getInvoiceSummary('unpaid')).resolves.toHaveProperty('paid');
   });
 
+  it('isptrends answered with a 2xx other than 200 is invalid, even with a valid body', async () => {
+    // An empty list would clear every pair: only the 200 the spec states may do that.
+    sbx.sandbox.injectFault({ endpoint: 'isptrends', status: 206, body: '{"entries":[]}' });
+    const error = await apiFailure(client().getIspTrends());
+    expect(error).toMatchObject({ code: 'THM_API_INVALID_RESPONSE', status: 206 });
+    expect(error.message).toContain('status 206, expected 200');
+    // Where the spec shows no status, any 2xx with a valid body is a success.
+    const access = JSON.stringify(await client().getTrafficAccess());
+    sbx.sandbox.injectFault({ endpoint: 'access', status: 203, body: access });
+    expect((await client().getTrafficAccess()).has_premium).toBe(true);
+  });
+
   it('another 4xx: THM_API_HTTP with the text body as the remote message', async () => {
     sbx.sandbox.injectFault({
       endpoint: 'access',
