@@ -108,7 +108,12 @@ function decideTrafficRun(
     notifications.push(
       notify(
         lost ? 'premium-lost' : 'premium-regained',
-        renderPremiumEmail({ network: displayOf(network), asOf: request.asOf, lost }),
+        renderPremiumEmail({
+          network: displayOf(network),
+          asOf: request.asOf,
+          lost,
+          firstSight: state.premium === undefined,
+        }),
         [],
       ),
     );

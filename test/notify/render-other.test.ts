@@ -89,6 +89,13 @@ describe('renderPremiumEmail', () => {
     expect(email.text).toMatch(body);
     expect(email.html).toMatch(body);
   });
+
+  it('a network without premium at its first check is not said to have lost it', () => {
+    const email = renderPremiumEmail({ network, asOf, lost: true, firstSight: true });
+    expect(email.text).toContain('does not have the Traffic Health premium tier');
+    expect(email.text).not.toContain('no longer');
+    expect(email.text).toMatch(/no declining domains will be detected/);
+  });
 });
 
 describe('renderInvoiceEmail', () => {

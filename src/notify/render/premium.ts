@@ -9,6 +9,8 @@ export interface PremiumEmailInput {
   asOf: IsoDate;
   /** true: premium was lost; false: it is active again. */
   lost: boolean;
+  /** The first run of this network found it without premium: it never had it here. */
+  firstSight?: boolean;
 }
 
 export function renderPremiumEmail(input: PremiumEmailInput): RenderedEmail {
@@ -21,7 +23,9 @@ export function renderPremiumEmail(input: PremiumEmailInput): RenderedEmail {
   );
   const lines = input.lost
     ? [
-        `The platform reports that ${name} no longer has the Traffic Health premium tier (has_premium is false).`,
+        input.firstSight
+          ? `The platform reports that ${name} does not have the Traffic Health premium tier (has_premium is false), on the monitor's first check of this network.`
+          : `The platform reports that ${name} no longer has the Traffic Health premium tier (has_premium is false).`,
         'Without it the ISP trends cannot be read: no declining domains will be detected or e-mailed for this network until premium is active again. Active pairs are kept as they are.',
         'The monitor keeps checking every scheduled run and e-mails once when premium is back.',
       ]
