@@ -89,6 +89,10 @@ export async function startWorker(
       jobOptions: { attempts: config.worker.attempts, backoffMs: config.worker.backoffMs },
       logger,
     });
+    await store.markScheduled(
+      config.networks.map((n) => n.id),
+      (options.now ?? Date.now)(),
+    );
   }
 
   const transport = createMailTransport(config.mail, logger);

@@ -8,6 +8,7 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:inv:<networkId>     list, invoice snapshots, newest first (trimmed to `keep`)
  *   P:store:networks            set of network ids with state
  *   P:store:silence-ids         hash silence id -> network id (remove by id)
+ *   P:store:scheduled-since     hash network id -> when a worker first scheduled it (epoch ms)
  *   P:store:outbox:body         hash notification id -> Notification JSON (immutable)
  *   P:store:outbox:meta         hash notification id -> delivery state JSON
  *   P:store:outbox:pending      zset id, score = due time (epoch ms)
@@ -28,6 +29,7 @@ export interface StoreKeys {
   invoices(networkId: string): string;
   networks: string;
   silenceIds: string;
+  scheduledSince: string;
   outboxBody: string;
   outboxMeta: string;
   outboxPending: string;
@@ -43,6 +45,7 @@ export function storeKeys(prefix: string): StoreKeys {
     invoices: (networkId) => `${base}:inv:${checkedNetworkId(networkId)}`,
     networks: `${base}:networks`,
     silenceIds: `${base}:silence-ids`,
+    scheduledSince: `${base}:scheduled-since`,
     outboxBody: `${base}:outbox:body`,
     outboxMeta: `${base}:outbox:meta`,
     outboxPending: `${base}:outbox:pending`,

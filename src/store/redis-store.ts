@@ -346,6 +346,36 @@ export class RedisStore implements OutboxStore {
     return raws.map((raw) => parseStored(invoiceSnapshotSchema, raw, 'invoice snapshot'));
   }
 
+  // ---------------------------------------------------------------- schedules
+
+  /**
+   * Notes that these networks are scheduled from `now` on, unless noted already: a network that
+   * has never run is overdue only once its first scheduled run (plus grace) has passed.
+   * One command for all of them.
+   */
+  async markScheduled(networkIds: readonly string[], now: number): Promise<void> {
+    if (networkIds.length === 0) return;
+    for (const id of networkIds) this.keys.network(id); // validates the ids
+    const pipeline = this.redis.pipeline();
+    for (const id of networkIds) pipeline.hsetnx(this.keys.scheduledSince, id, String(now));
+    const replies = await this.call('markScheduled', () => pipeline.exec());
+    for (const [error] of replies ?? []) if (error) throw storeError('markScheduled', error);
+  }
+
+  /** When each network was first scheduled (absent: never, or before this was recorded). */
+  async scheduledSince(networkIds: readonly string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    if (networkIds.length === 0) return result;
+    const values = await this.call('scheduledSince', () =>
+      this.redis.hmget(this.keys.scheduledSince, ...networkIds),
+    );
+    values.forEach((value, i) => {
+      const at = Number(value);
+      if (value !== null && Number.isFinite(at)) result.set(networkIds[i]!, at);
+    });
+    return result;
+  }
+
   // ---------------------------------------------------------------- outbox
 
   /** Pending notifications due at `now`, oldest (earliest due) first. */

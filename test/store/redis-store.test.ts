@@ -429,6 +429,26 @@ describe('RedisStore: silences', () => {
   });
 });
 
+describe('RedisStore: scheduled since', () => {
+  it('keeps the first time a network was scheduled, in one command for all', async () => {
+    const { store } = freshStore();
+    expect(await store.scheduledSince(['acme', 'globex'])).toEqual(new Map());
+    const before = await commandCalls(redis);
+    await store.markScheduled(['acme', 'globex'], 1_000);
+    const after = await commandCalls(redis);
+    expect(after - before).toBe(2); // the two HSETNX, pipelined
+    await store.markScheduled(['acme', 'initech'], 2_000); // a restart: acme keeps 1,000
+    expect(await store.scheduledSince(['acme', 'globex', 'initech', 'nope'])).toEqual(
+      new Map([
+        ['acme', 1_000],
+        ['globex', 1_000],
+        ['initech', 2_000],
+      ]),
+    );
+    await expect(store.markScheduled(['Bad Id'], 1)).rejects.toThrow(/not a network id/);
+  });
+});
+
 describe('RedisStore: outbox', () => {
   async function withPending(store: RedisStore, ...ids: string[]) {
     await store.commitRun(

@@ -53,23 +53,37 @@ export interface StatusReport {
 /**
  * Overdue: the last period's traffic-check has not succeeded, and its grace has passed. The
  * period starts at the cron's previous fire time in the network's zone.
+ *
+ * A network that has never run is overdue once the first run due after a worker scheduled it
+ * (`scheduledSince`), plus grace, has passed; and at once when no worker has ever scheduled it,
+ * since then nothing monitors it.
  */
 export function overdueStatus(
   network: NetworkConfig,
   lastSuccess: RunRecord | undefined,
   anyRun: boolean,
   now: number,
+  scheduledSince?: number,
 ): { overdue: boolean; reason?: string } {
-  const previousFire = cronParser
-    .parseExpression(network.trafficCheck.cron, {
+  const cron = (from: number) =>
+    cronParser.parseExpression(network.trafficCheck.cron, {
       tz: network.timezone,
-      currentDate: new Date(now),
-    })
-    .prev()
-    .getTime();
-  const graceEnds = previousFire + network.trafficCheck.graceMinutes * 60_000;
-  if (now < graceEnds) return { overdue: false };
-  if (!anyRun) return { overdue: false, reason: 'never run' };
+      currentDate: new Date(from),
+    });
+  const grace = network.trafficCheck.graceMinutes * 60_000;
+  if (!anyRun) {
+    if (scheduledSince === undefined) {
+      return { overdue: true, reason: 'never run, and no worker has scheduled it yet' };
+    }
+    const firstDue = cron(scheduledSince).next().getTime();
+    if (now < firstDue + grace) return { overdue: false, reason: 'never run yet' };
+    return {
+      overdue: true,
+      reason: `never run: first run was due ${new Date(firstDue).toISOString()} (scheduled since ${new Date(scheduledSince).toISOString()})`,
+    };
+  }
+  const previousFire = cron(now).prev().getTime();
+  if (now < previousFire + grace) return { overdue: false };
   if (lastSuccess && lastSuccess.finishedAt >= previousFire) return { overdue: false };
   const since = lastSuccess
     ? `last success ${new Date(lastSuccess.finishedAt).toISOString()}`
@@ -85,6 +99,7 @@ async function networkStatus(
   queue: Queue,
   network: NetworkConfig,
   now: number,
+  scheduledSince: number | undefined,
 ): Promise<NetworkStatus> {
   const asOf = localDate(now, network.timezone);
   const [state, runs, tcScheduler, invScheduler] = await Promise.all([
@@ -100,7 +115,13 @@ async function networkStatus(
     activePairs[pair.dropPercent >= network.alerts.criticalDropPercent ? 'critical' : 'warning'] +=
       1;
   }
-  const { overdue, reason } = overdueStatus(network, lastSuccess, runs.length > 0, now);
+  const { overdue, reason } = overdueStatus(
+    network,
+    lastSuccess,
+    runs.length > 0,
+    now,
+    scheduledSince,
+  );
   return {
     id: network.id,
     name: network.name,
@@ -131,8 +152,9 @@ export async function collectStatus(
   const checks = new Queue(CHECKS_QUEUE, { connection, prefix: config.redis.prefix });
   const mail = new Queue(MAIL_QUEUE, { connection, prefix: config.redis.prefix });
   try {
+    const scheduled = await store.scheduledSince(config.networks.map((n) => n.id));
     const networks = await Promise.all(
-      config.networks.map((n) => networkStatus(store, checks, n, now)),
+      config.networks.map((n) => networkStatus(store, checks, n, now, scheduled.get(n.id))),
     );
     const [checkCounts, mailCounts, outbox, failed] = await Promise.all([
       checks.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
