@@ -4,7 +4,9 @@ import { ApiError, ThmError } from '../errors.js';
 /**
  * How a failure of a run becomes BullMQ's behaviour:
  * - retryable (network, timeouts, 429, 5xx): rethrown, BullMQ retries with backoff and jitter;
- * - a Retry-After beyond the in-process budget: the job is moved to delayed until then;
+ * - a Retry-After beyond the in-process budget: the job is moved to delayed until then, as long
+ *   as that is within MAX_RETRY_LATER_MS of when the job was queued; past that it fails for good
+ *   (problem e-mail, /fail ping) instead of waiting on the API forever;
  * - anything else (401, 403, premium required, invalid response, config): UnrecoverableError,
  *   no retry, with the API's own message.
  */
@@ -12,9 +14,28 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof ThmError ? error.retryable || error.code === 'THM_API_RETRY_LATER' : true;
 }
 
+/** How long a run keeps waiting on the API's Retry-After, counted from when it was queued. */
+export const MAX_RETRY_LATER_MS = 24 * 3_600_000;
+
+type JobTiming = Pick<Job, 'attemptsMade' | 'opts' | 'timestamp'>;
+
+/**
+ * When to try again for a Retry-After the in-process budget could not wait for, or undefined
+ * when this is not one, or when it falls past the run's window.
+ */
+export function retryLaterAt(error: unknown, job: JobTiming, now = Date.now()): number | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'THM_API_RETRY_LATER' || !error.retryAt) {
+    return undefined;
+  }
+  const at = Math.max(error.retryAt.getTime(), now);
+  return at - job.timestamp <= MAX_RETRY_LATER_MS ? at : undefined;
+}
+
 /** Whether this failure ends the job for good (no attempt left, or not worth retrying). */
-export function isFinalFailure(error: unknown, job: Pick<Job, 'attemptsMade' | 'opts'>): boolean {
-  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER') return false;
+export function isFinalFailure(error: unknown, job: JobTiming, now = Date.now()): boolean {
+  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt) {
+    return retryLaterAt(error, job, now) === undefined;
+  }
   if (!isRetryable(error)) return true;
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
@@ -31,19 +52,22 @@ export function describeFailure(error: unknown): { code: string; message: string
   return { code: 'THM_INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
 
-const MAX_RETRY_LATER_MS = 24 * 3_600_000;
-
 export async function toBullMqError(
   error: unknown,
   job: Job,
   token: string | undefined,
 ): Promise<Error> {
+  const { code, message } = describeFailure(error);
   if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt) {
-    const at = Math.min(error.retryAt.getTime(), Date.now() + MAX_RETRY_LATER_MS);
+    const at = retryLaterAt(error, job);
+    if (at === undefined) {
+      return new UnrecoverableError(
+        `${code}: ${message}; that is more than ${MAX_RETRY_LATER_MS / 3_600_000} h after the run was queued`,
+      );
+    }
     await job.moveToDelayed(at, token);
     return new DelayedError(`retry later at ${new Date(at).toISOString()}`);
   }
-  const { code, message } = describeFailure(error);
   if (!isRetryable(error)) return new UnrecoverableError(`${code}: ${message}`);
   return error instanceof Error ? error : new Error(message);
 }
