@@ -83,7 +83,7 @@ describe('thm worker (the real daemon process)', () => {
     );
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      /traffic-check acme 2026-11-15: ok; 2 new, 0 worse, 0 reminder, 0 ongoing, 0 cleared, 0 silenced; \d+ pairs listed; e-mail decided: "\[Traffic Health\] Acme Network: 2 new \(2026-11-15\)"/,
+      /traffic-check acme 2026-11-15: ok; 2 new, 0 worse, 0 reminder, 0 ongoing, 0 cleared, 0 silenced; \d+ pairs listed; e-mail sent: "\[Traffic Health\] Acme Network: 2 new \(2026-11-15\)"/,
     );
     const second = await runThmAsync(
       ['run', 'traffic-check', '--network', 'acme', '--date', '2026-11-15', '--wait', '--json'],

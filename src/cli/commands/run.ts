@@ -10,6 +10,7 @@ import { CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import { connectRedis } from '../../jobs/redis.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
+import { RedisStore } from '../../store/redis-store.js';
 import { cliLogger, loadCliConfig } from '../context.js';
 import { printJson, printLine } from '../output.js';
 
@@ -90,6 +91,36 @@ interface JobReport {
   state: 'queued' | 'completed' | 'failed' | 'timeout';
   outcome?: CheckOutcome;
   error?: string;
+  /** With --wait: where each e-mail the run decided stands (delivery is the mail queue's). */
+  emails?: EmailReport[];
+}
+
+interface EmailReport {
+  id: string;
+  kind: string;
+  subject: string;
+  /** pending: not accepted yet (retried); unknown: no longer in the outbox. */
+  state: 'sent' | 'pending' | 'failed' | 'unknown';
+  error?: string;
+}
+
+/** Polls the outbox until every e-mail is sent or refused, or until `deadline`. */
+async function deliveryOf(
+  store: RedisStore,
+  decided: CheckOutcome['notifications'],
+  deadline: number,
+): Promise<EmailReport[]> {
+  for (;;) {
+    const entries = await Promise.all(decided.map((n) => store.getNotification(n.id)));
+    const reports = decided.map((n, i): EmailReport => {
+      const entry = entries[i];
+      const report: EmailReport = { ...n, state: entry?.state ?? 'unknown' };
+      if (entry?.lastError !== undefined && entry.state !== 'sent') report.error = entry.lastError;
+      return report;
+    });
+    if (reports.every((r) => r.state !== 'pending') || Date.now() >= deadline) return reports;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 async function runKind(config: Config, kind: CheckKind, options: RunOptions): Promise<number> {
@@ -125,18 +156,31 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
       jobs.push({ network, ...enqueued });
     }
     const timeoutMs = (options.timeout ?? 120) * 1000;
+    const deadline = Date.now() + timeoutMs;
+    const store = new RedisStore(redis, config.redis.prefix);
     const reports: JobReport[] = await Promise.all(
       jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
         const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };
         if (!events) return { ...base, state: 'queued' };
         const result = await waitForJob<CheckOutcome>(job, events, timeoutMs);
-        return result.state === 'completed'
-          ? { ...base, state: 'completed', outcome: joined ? asJoined(result.value) : result.value }
-          : { ...base, state: result.state, error: result.error };
+        if (result.state !== 'completed')
+          return { ...base, state: result.state, error: result.error };
+        const outcome = joined ? asJoined(result.value) : result.value;
+        const report: JobReport = { ...base, state: 'completed', outcome };
+        if (outcome.notifications.length > 0) {
+          report.emails = await deliveryOf(store, outcome.notifications, deadline);
+        }
+        return report;
       }),
     );
     print(kind, reports, options.json);
-    return reports.some((r) => r.state === 'failed' || r.state === 'timeout') ? EXIT_FAILED : 0;
+    const failed = reports.some(
+      (r) =>
+        r.state === 'failed' ||
+        r.state === 'timeout' ||
+        (r.emails ?? []).some((e) => e.state === 'failed'),
+    );
+    return failed ? EXIT_FAILED : 0;
   } finally {
     await events?.close();
     await queue.close();
@@ -154,11 +198,25 @@ function print(kind: CheckKind, reports: JobReport[], json?: boolean): void {
     if (r.state === 'queued') printLine(`${head}: queued as job ${r.jobId}`);
     else if (r.state !== 'completed' || !r.outcome)
       printLine(`${head}: ${r.state}: ${r.error ?? ''}`);
-    else printLine(`${head}: ${describeOutcome(r.outcome)}`);
+    else printLine(`${head}: ${describeOutcome(r.outcome, r.emails)}`);
   }
 }
 
-export function describeOutcome(o: CheckOutcome): string {
+function describeEmail(e: EmailReport): string {
+  const subject = `"${e.subject}"`;
+  switch (e.state) {
+    case 'sent':
+      return `e-mail sent: ${subject}`;
+    case 'failed':
+      return `e-mail refused by the mail server (${e.error ?? 'no reason given'}): ${subject}`;
+    case 'pending':
+      return `e-mail not sent yet${e.error ? ` (${e.error}; retrying)` : ' (queued)'}: ${subject}`;
+    case 'unknown':
+      return `e-mail decided: ${subject}`;
+  }
+}
+
+export function describeOutcome(o: CheckOutcome, emails?: EmailReport[]): string {
   const parts: string[] = [
     o.status === 'already-done'
       ? 'already done for this date (use --force to run again)'
@@ -171,11 +229,13 @@ export function describeOutcome(o: CheckOutcome): string {
     if (o.pairsListed !== undefined) parts.push(`${o.pairsListed} pairs listed`);
   }
   if (o.status === 'done') {
-    parts.push(
-      o.notifications.length > 0
-        ? `e-mail decided: ${o.notifications.map((n) => `"${n.subject}"`).join('; ')}`
-        : 'no e-mail',
-    );
+    if (emails && emails.length > 0) parts.push(...emails.map(describeEmail));
+    else
+      parts.push(
+        o.notifications.length > 0
+          ? `e-mail decided: ${o.notifications.map((n) => `"${n.subject}"`).join('; ')}`
+          : 'no e-mail',
+      );
   }
   return parts.join('; ');
 }
