@@ -23,5 +23,5 @@ USER node
 ENV THM_CONFIG=/etc/thm/thm.yaml
 # Logs are JSON lines on stderr; SIGTERM stops the worker gracefully (exit 0).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "--max-semi-space-size=32", "bin/thm.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=200", "bin/thm.js"]
 CMD ["worker"]

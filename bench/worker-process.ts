@@ -36,6 +36,14 @@ export function repoRoot(): string {
     : path.resolve(here, '..');
 }
 
+/** The node flags of bin/thm.js's shebang line (`#!/usr/bin/env -S node FLAGS`). */
+export function workerNodeFlags(): string[] {
+  const first = readFileSync(path.join(repoRoot(), 'bin/thm.js'), 'utf8').split('\n', 1)[0] ?? '';
+  const match = /^#!\/usr\/bin\/env -S node((?: --[\w-]+=?\S*)*)\s*$/.exec(first);
+  if (!match) throw new Error(`bin/thm.js: unexpected shebang ${JSON.stringify(first)}`);
+  return match[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
 export function writeConfigFile(dir: string, name: string, config: unknown): string {
   const file = path.join(dir, name);
   writeFileSync(file, JSON.stringify(config));
@@ -48,9 +56,9 @@ export function writeConfigFile(dir: string, name: string, config: unknown): str
  */
 export function startWorkerProcess(configFile: string, env: Record<string, string>): WorkerProcess {
   const started = performance.now();
-  // The flag bin/thm.js's shebang (and the Dockerfile) run the worker with.
+  // The flags bin/thm.js's shebang (and the Dockerfile) run the worker with.
   const nodeArgs = [
-    '--max-semi-space-size=32',
+    ...workerNodeFlags(),
     ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
   const child: ChildProcess = spawn(

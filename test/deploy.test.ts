@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { workerNodeFlags } from '../bench/worker-process.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
@@ -68,5 +69,16 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/CMD \["worker"\]/);
     expect(dockerfile).not.toMatch(/COPY .*secrets/);
     expect(readFileSync('.dockerignore', 'utf8')).toMatch(/deploy\/secrets/);
+  });
+
+  it('runs node with the V8 flags of bin/thm.js, the ones the benchmark measured', () => {
+    const flags = workerNodeFlags();
+    expect(flags).toContain('--max-semi-space-size=32');
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...flags, 'bin/thm.js']);
+    const bench = (
+      JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { bench: string } }
+    ).scripts.bench;
+    for (const flag of flags) expect(bench).toContain(flag);
   });
 });
