@@ -262,7 +262,9 @@ describe('transient errors and retries', () => {
   });
 
   it('an answer delayed beyond the headers timeout is a transient failure', async () => {
-    sbx.sandbox.injectFault({ endpoint: 'summary', delayMs: 1_000 });
+    // undici checks its timers on a ~0.5 s tick, so a 200 ms timeout fires within about 1 s:
+    // the answer must come well after that (it did not, once, at 1 s on a loaded machine).
+    sbx.sandbox.injectFault({ endpoint: 'summary', delayMs: 3_000 });
     const error = await apiFailure(
       client({ http: { headersTimeoutMs: 200, attempts: 1 } }).getInvoiceSummary('unpaid'),
     );
