@@ -109,8 +109,12 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
   sendCanary();
   const timer = setInterval(sendCanary, intervalMs);
   timer.unref();
-  // Not awaited: start-up does not wait for housekeeping.
-  void removeAbandonedCanaries(redis, prefix, {
+  // Housekeeping, not awaited by start-up, on a connection of its own that gives up at once when
+  // Redis is away (the worker's connection waits for Redis forever, as BullMQ needs), closed
+  // when done.
+  const housekeeping = redis.duplicate({ maxRetriesPerRequest: 0 });
+  housekeeping.on('error', () => undefined);
+  const cleanup = removeAbandonedCanaries(housekeeping, prefix, {
     quietForMs: Math.max(600_000, 10 * intervalMs),
     now,
     keep: name,
@@ -119,7 +123,8 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       if (removed.length > 0)
         logger.info({ queues: removed }, 'removed the canary queues of workers that are gone');
     })
-    .catch((error: Error) => logger.debug(`abandoned canary queues not removed: ${error.message}`));
+    .catch((error: Error) => logger.debug(`abandoned canary queues not removed: ${error.message}`))
+    .finally(() => housekeeping.disconnect());
 
   async function check(): Promise<HealthReport> {
     const problems: string[] = [];
@@ -186,6 +191,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
     close() {
       closing ??= (async () => {
         clearInterval(timer);
+        await cleanup;
         await canaryWorker.close();
         try {
           if (redis.status === 'ready')
