@@ -80,6 +80,7 @@ export async function runInvoiceSnapshot(
         outcome: 'ok',
         notifications: notifications.map((n) => ({ id: n.id, kind: n.kind, subject: n.subject })),
         emailDecided: notifications.length > 0,
+        notificationIds: [...run.notificationIds],
       };
     }
     if (result.reason === 'exists' && result.run) return alreadyDone(result.run);

@@ -37,8 +37,11 @@ export interface CheckOutcome {
   outcome: RunRecord['outcome'];
   counts?: ClassCounts;
   pairsListed?: number;
+  /** The e-mails this job decided (none when already done). */
   notifications: Array<{ id: string; kind: Notification['kind']; subject: string }>;
   emailDecided: boolean;
+  /** The e-mails of the run that stands for this date, whichever job decided them. */
+  notificationIds: string[];
 }
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -327,5 +330,6 @@ function outcomeOf(
     pairsListed: run.pairsListed,
     notifications: notifications.map((n) => ({ id: n.id, kind: n.kind, subject: n.subject })),
     emailDecided: status === 'done' ? notifications.length > 0 : run.notificationIds.length > 0,
+    notificationIds: [...run.notificationIds],
   };
 }

@@ -14,6 +14,7 @@ describe('describeOutcome', () => {
     pairsListed: 3,
     notifications: [{ id: 'n1', kind: 'alert', subject: 'Acme: 2 new' }],
     emailDecided: true,
+    notificationIds: ['n1'],
   };
   const email = { id: 'n1', kind: 'alert', subject: 'Acme: 2 new' };
 
@@ -32,6 +33,14 @@ describe('describeOutcome', () => {
     expect(describeOutcome(outcome, [report])).toBe(
       `ok; 2 new, 0 worse, 0 reminder, 1 ongoing, 0 cleared, 0 silenced; 3 pairs listed; ${said}`,
     );
+  });
+
+  it('an already-done date reports the e-mail of the run that stands', () => {
+    const earlier = { ...outcome, status: 'already-done' as const, notifications: [] };
+    expect(describeOutcome(earlier, [{ ...email, state: 'sent' }])).toMatch(
+      /^already done for this date \(use --force to run again\); .*; earlier e-mail sent: "Acme: 2 new"$/,
+    );
+    expect(describeOutcome({ ...earlier, notificationIds: [] })).not.toMatch(/e-mail/);
   });
 
   it('without --wait the e-mail is only decided', () => {

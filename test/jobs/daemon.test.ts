@@ -94,6 +94,13 @@ describe('thm worker (the real daemon process)', () => {
       jobs: Array<{ state: string; outcome: { status: string } }>;
     };
     expect(doc.jobs[0]).toMatchObject({ state: 'completed', outcome: { status: 'already-done' } });
+    const again = await runThmAsync(
+      ['run', 'traffic-check', '--network', 'acme', '--date', '2026-11-15', '--wait'],
+      { env },
+    );
+    expect(again.stdout).toMatch(
+      /already done for this date .*; earlier e-mail sent: "\[Traffic Health\] Acme Network: 2 new \(2026-11-15\)"/,
+    );
     const bad = await runThmAsync(['run', 'traffic-check', '--network', 'nope', '--wait'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^thm: --network: no network "nope"/);

@@ -104,17 +104,28 @@ interface EmailReport {
   error?: string;
 }
 
-/** Polls the outbox until every e-mail is sent or refused, or until `deadline`. */
+/**
+ * Polls the outbox until every e-mail of the run is sent or refused, or until `deadline`. The
+ * subject comes from the outbox (an already-done run's e-mails were decided by another job).
+ */
 async function deliveryOf(
   store: RedisStore,
-  decided: CheckOutcome['notifications'],
+  outcome: CheckOutcome,
   deadline: number,
 ): Promise<EmailReport[]> {
+  const ids = outcome.notificationIds ?? outcome.notifications.map((n) => n.id);
+  const decided = new Map(outcome.notifications.map((n) => [n.id, n]));
   for (;;) {
-    const entries = await Promise.all(decided.map((n) => store.getNotification(n.id)));
-    const reports = decided.map((n, i): EmailReport => {
+    const entries = await Promise.all(ids.map((id) => store.getNotification(id)));
+    const reports = ids.map((id, i): EmailReport => {
       const entry = entries[i];
-      const report: EmailReport = { ...n, state: entry?.state ?? 'unknown' };
+      const known = entry?.notification ?? decided.get(id);
+      const report: EmailReport = {
+        id,
+        kind: known?.kind ?? 'unknown',
+        subject: known?.subject ?? id,
+        state: entry?.state ?? 'unknown',
+      };
       if (entry?.lastError !== undefined && entry.state !== 'sent') report.error = entry.lastError;
       return report;
     });
@@ -167,8 +178,8 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
           return { ...base, state: result.state, error: result.error };
         const outcome = joined ? asJoined(result.value) : result.value;
         const report: JobReport = { ...base, state: 'completed', outcome };
-        if (outcome.notifications.length > 0) {
-          report.emails = await deliveryOf(store, outcome.notifications, deadline);
+        if ((outcome.notificationIds ?? outcome.notifications).length > 0) {
+          report.emails = await deliveryOf(store, outcome, deadline);
         }
         return report;
       }),
@@ -228,14 +239,14 @@ export function describeOutcome(o: CheckOutcome, emails?: EmailReport[]): string
     parts.push(PAIR_CLASSES.map((c) => `${o.counts?.[c] ?? 0} ${c}`).join(', '));
     if (o.pairsListed !== undefined) parts.push(`${o.pairsListed} pairs listed`);
   }
-  if (o.status === 'done') {
-    if (emails && emails.length > 0) parts.push(...emails.map(describeEmail));
-    else
-      parts.push(
-        o.notifications.length > 0
-          ? `e-mail decided: ${o.notifications.map((n) => `"${n.subject}"`).join('; ')}`
-          : 'no e-mail',
-      );
+  if (emails && emails.length > 0) {
+    parts.push(...emails.map((e) => (o.status === 'done' ? '' : 'earlier ') + describeEmail(e)));
+  } else if (o.status === 'done') {
+    parts.push(
+      o.notifications.length > 0
+        ? `e-mail decided: ${o.notifications.map((n) => `"${n.subject}"`).join('; ')}`
+        : 'no e-mail',
+    );
   }
   return parts.join('; ');
 }
