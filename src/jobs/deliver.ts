@@ -54,11 +54,8 @@ export async function sweepOutbox(
   logger: Logger,
   now: number,
 ): Promise<number> {
-  const pending = await store.pendingNotifications(1000, now);
-  await enqueueDeliveries(
-    mailQueue,
-    pending.map((e) => e.notification.id),
-  );
+  const pending = await store.pendingNotificationIds(1000, now);
+  await enqueueDeliveries(mailQueue, pending);
   if (pending.length > 0)
     logger.info(
       { pending: pending.length },

@@ -131,11 +131,11 @@ export class NotificationSender {
       missing: 0,
       errors: 0,
     };
-    const entries = await this.#store.pendingNotifications(limit, this.#now());
-    summary.due = entries.length;
-    for (const entry of entries) {
+    const ids = await this.#store.pendingNotificationIds(limit, this.#now());
+    summary.due = ids.length;
+    for (const id of ids) {
       try {
-        const outcome = await this.deliver(entry.notification.id);
+        const outcome = await this.deliver(id);
         if (outcome === 'already-sent') summary.alreadySent += 1;
         else if (outcome === 'in-flight') summary.inFlight += 1;
         else summary[outcome] += 1;
@@ -143,7 +143,7 @@ export class NotificationSender {
         summary.errors += 1;
         this.#logger.error(
           {
-            notificationId: entry.notification.id,
+            notificationId: id,
             reason: error instanceof Error ? error.message : String(error),
           },
           'delivery attempt failed outside SMTP',

@@ -60,8 +60,8 @@ export interface OutboxEntry {
  */
 export interface OutboxStore {
   getNotification(id: string): Promise<OutboxEntry | undefined>;
-  /** Pending entries whose next attempt is due at `now` (epoch ms), oldest first. */
-  pendingNotifications(limit: number, now: number): Promise<OutboxEntry[]>;
+  /** Ids of the pending entries whose next attempt is due at `now` (epoch ms), oldest first. */
+  pendingNotificationIds(limit: number, now: number): Promise<string[]>;
   /**
    * Takes the delivery lease of a pending notification for `leaseMs`, atomically with reading
    * its state, so two senders (two replicas, or a job and a sweep in one process) never send it

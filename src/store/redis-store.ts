@@ -351,7 +351,7 @@ export class RedisStore implements OutboxStore {
   /**
    * Notes that these networks are scheduled from `now` on, unless noted already: a network that
    * has never run is overdue only once its first scheduled run (plus grace) has passed.
-   * One command for all of them.
+   * One round trip for all of them (pipelined HSETNX).
    */
   async markScheduled(networkIds: readonly string[], now: number): Promise<void> {
     if (networkIds.length === 0) return;
@@ -378,12 +378,14 @@ export class RedisStore implements OutboxStore {
 
   // ---------------------------------------------------------------- outbox
 
-  /** Pending notifications due at `now`, oldest (earliest due) first. */
-  async pendingNotifications(limit = 100, now = Date.now()): Promise<OutboxEntry[]> {
-    const ids = await this.call('pendingNotifications', () =>
+  /**
+   * Ids of the pending notifications due at `now`, earliest due first. Ids only: a sweep hands
+   * them to delivery, whose claim reads each entry anyway.
+   */
+  async pendingNotificationIds(limit: number, now: number): Promise<string[]> {
+    return this.call('pendingNotificationIds', () =>
       this.redis.zrangebyscore(this.keys.outboxPending, '-inf', now, 'LIMIT', 0, limit),
     );
-    return this.entries(ids, 'pending');
   }
 
   async getNotification(id: string): Promise<OutboxEntry | undefined> {

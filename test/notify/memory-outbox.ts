@@ -34,12 +34,12 @@ export class MemoryOutbox implements OutboxStore {
     return entry ? structuredClone(entry) : undefined;
   }
 
-  async pendingNotifications(limit: number, now: number): Promise<OutboxEntry[]> {
+  async pendingNotificationIds(limit: number, now: number): Promise<string[]> {
     return [...this.entries.values()]
       .filter((e) => e.state === 'pending' && (e.nextAttemptAt ?? 0) <= now)
       .sort((a, b) => a.notification.createdAt - b.notification.createdAt)
       .slice(0, limit)
-      .map((e) => structuredClone(e));
+      .map((e) => e.notification.id);
   }
 
   async claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim> {

@@ -124,7 +124,7 @@ describe('NotificationSender with RedisStore', () => {
     expect(failed?.state).toBe('failed');
     expect(failed?.lastError).toMatch(/550.*No such mailbox/);
     expect(smtp.messages.map((m) => m.parsed.messageId)).toEqual([a.messageId]);
-    expect(await store.pendingNotifications(100, Date.now())).toEqual([]);
+    expect(await store.pendingNotificationIds(100, Date.now())).toEqual([]);
   });
 
   /** Two replicas: each its own Redis connection, store and SMTP transport. */
