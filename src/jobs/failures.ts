@@ -19,23 +19,26 @@ export const MAX_RETRY_LATER_MS = 24 * 3_600_000;
 
 type JobTiming = Pick<Job, 'attemptsMade' | 'opts' | 'timestamp'>;
 
-/**
- * When to try again for a Retry-After the in-process budget could not wait for, or undefined
- * when this is not one, or when it falls past the run's window.
- */
-export function retryLaterAt(error: unknown, job: JobTiming, now = Date.now()): number | undefined {
-  if (!(error instanceof ApiError) || error.code !== 'THM_API_RETRY_LATER' || !error.retryAt) {
-    return undefined;
-  }
+/** A Retry-After the in-process budget could not wait for (the API said when). */
+function isRetryLater(error: unknown): error is ApiError & { retryAt: Date } {
+  return (
+    error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt !== undefined
+  );
+}
+
+/** When to try again after a Retry-After, or undefined when it falls past the run's window. */
+function retryLaterAt(
+  error: ApiError & { retryAt: Date },
+  job: JobTiming,
+  now = Date.now(),
+): number | undefined {
   const at = Math.max(error.retryAt.getTime(), now);
   return at - job.timestamp <= MAX_RETRY_LATER_MS ? at : undefined;
 }
 
 /** Whether this failure ends the job for good (no attempt left, or not worth retrying). */
 export function isFinalFailure(error: unknown, job: JobTiming, now = Date.now()): boolean {
-  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt) {
-    return retryLaterAt(error, job, now) === undefined;
-  }
+  if (isRetryLater(error)) return retryLaterAt(error, job, now) === undefined;
   if (!isRetryable(error)) return true;
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
@@ -58,7 +61,7 @@ export async function toBullMqError(
   token: string | undefined,
 ): Promise<Error> {
   const { code, message } = describeFailure(error);
-  if (error instanceof ApiError && error.code === 'THM_API_RETRY_LATER' && error.retryAt) {
+  if (isRetryLater(error)) {
     const at = retryLaterAt(error, job);
     if (at === undefined) {
       return new UnrecoverableError(

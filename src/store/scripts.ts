@@ -235,7 +235,7 @@ return redis.call('DEL', net, invoices)
 /**
  * Outbox transitions. KEYS: 1 bodies, 2 meta, 3 pending, 4 sent, 5 failed, 6 the id's lease
  * ARGV: op, id, at, error, retentionCutoff, maxSent
- * Every transition ends the delivery lease (see claimScript).
+ * Every transition ends the delivery lease (see leaseScript).
  *   op 'attempt': pending only; attempts+1, lastError, due again at 'at'
  *   op 'sent': pending or failed -> sent at 'at'; trims sent entries (older than cutoff or
  *     beyond maxSent)
