@@ -101,16 +101,26 @@ export interface RequestOptions<T> {
    * response. Absent: any 2xx (the spec does not show the others).
    */
   successStatus?: number;
+  /**
+   * The caller's own deadline (e.g. the whole run's); the request also keeps its own,
+   * `api.requestTimeoutMs`. Its `reason`, when an Error, is the failure's message.
+   */
+  signal?: AbortSignal;
+}
+
+/** Per call: the caller's deadline (see RequestOptions.signal). */
+export interface CallOptions {
+  signal?: AbortSignal;
 }
 
 export interface ApiClient {
   readonly networkId: string;
   /** GET /networks/traffic/access */
-  getTrafficAccess(): Promise<TrafficAccess>;
+  getTrafficAccess(call?: CallOptions): Promise<TrafficAccess>;
   /** GET /networks/traffic/isptrends (premium); every entry validated. */
-  getIspTrends(): Promise<IspTrendsResponse>;
+  getIspTrends(call?: CallOptions): Promise<IspTrendsResponse>;
   /** POST /networks/billings/affiliates/summary with {"filters":{"status": status}} */
-  getInvoiceSummary(status: string): Promise<InvoiceSummary>;
+  getInvoiceSummary(status: string, call?: CallOptions): Promise<InvoiceSummary>;
   /** Any endpoint; `path` is relative to the base URL (e.g. `/networks`). */
   request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions<T>): Promise<T>;
   /** Closes the client's own connections (not an injected dispatcher). */
@@ -151,6 +161,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     path: string,
     opts: RequestOptions<T>,
     ctx: StatusContext,
+    deadline: Deadline,
   ): Promise<Attempt<T>> {
     const started = performance.now();
     const headers: Record<string, string> = {
@@ -173,9 +184,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body: payload,
         headersTimeout: http.headersTimeoutMs,
         bodyTimeout: http.bodyTimeoutMs,
+        signal: deadline.signal,
       });
     } catch (error) {
-      return { ok: false, error: errorForNetworkFailure(error, ctx, secret()) };
+      return { ok: false, error: failureOf(error, ctx, deadline) };
     }
 
     const { statusCode, body } = response;
@@ -186,7 +198,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ? await readCapped(body, http.maxResponseBytes, response.headers)
         : await readCapped(body, ERROR_BODY_MAX, response.headers, { keepPrefix: true });
     } catch (error) {
-      return { ok: false, error: errorForNetworkFailure(error, ctx, secret()) };
+      return { ok: false, error: failureOf(error, ctx, deadline) };
     }
     const ms = Math.round(performance.now() - started);
 
@@ -244,22 +256,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** A failure without a complete answer: the deadline's own words when it was that. */
+  function failureOf(error: unknown, ctx: StatusContext, deadline: Deadline): ApiError {
+    if (!deadline.signal.aborted) return errorForNetworkFailure(error, ctx, secret());
+    return deadlineError(ctx, deadline.signal.reason);
+  }
+
   /** The wait before trying again, or the error to throw. */
   function retryDecision(
     error: ApiError,
     retryAfterMs: number | undefined,
     attempt: number,
     waited: number,
+    deadline: Deadline,
   ): number | ApiError {
-    if (!error.retryable) return error;
+    if (!error.retryable || deadline.signal.aborted) return error;
+    const left = deadline.at - performance.now();
     if (retryAfterMs !== undefined) {
-      if (retryAfterMs > policy.budgetMs - waited) return retryLater(error, retryAfterMs);
+      if (retryAfterMs > Math.min(policy.budgetMs - waited, left))
+        return retryLater(error, retryAfterMs);
       if (attempt >= policy.attempts) return error;
       return retryAfterMs;
     }
     if (attempt >= policy.attempts) return error;
     const delay = backoffDelay(attempt, policy, random);
-    return delay > policy.budgetMs - waited ? error : delay;
+    return delay > Math.min(policy.budgetMs - waited, left) ? error : delay;
   }
 
   function report(
@@ -306,49 +327,58 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       premium: opts.premium ?? false,
     };
     const retryable = opts.idempotent ?? method === 'GET';
+    const deadline = startDeadline(http.requestTimeoutMs, opts.signal);
     let waited = 0;
-    for (let attempt = 1; ; attempt += 1) {
-      const started = performance.now();
-      const outcome = await attemptOnce(method, path, opts, ctx);
-      if (outcome.ok) {
-        report(method, path, started, outcome, false);
-        return outcome.value;
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const started = performance.now();
+        const outcome = await attemptOnce(method, path, opts, ctx, deadline);
+        if (outcome.ok) {
+          report(method, path, started, outcome, false);
+          return outcome.value;
+        }
+        const { error, retryAfterMs } = outcome;
+        const next = retryable
+          ? retryDecision(error, retryAfterMs, attempt, waited, deadline)
+          : error;
+        report(method, path, started, outcome, typeof next === 'number');
+        if (typeof next !== 'number') throw next;
+        const delay = next;
+        logger.warn(
+          {
+            endpoint,
+            attempt,
+            of: policy.attempts,
+            delayMs: delay,
+            code: error.code,
+            status: error.status,
+            reason: error.message,
+          },
+          'transient API failure, retrying',
+        );
+        await sleep(delay);
+        waited += delay;
       }
-      const { error, retryAfterMs } = outcome;
-      const next = retryable ? retryDecision(error, retryAfterMs, attempt, waited) : error;
-      report(method, path, started, outcome, typeof next === 'number');
-      if (typeof next !== 'number') throw next;
-      const delay = next;
-      logger.warn(
-        {
-          endpoint,
-          attempt,
-          of: policy.attempts,
-          delayMs: delay,
-          code: error.code,
-          status: error.status,
-          reason: error.message,
-        },
-        'transient API failure, retrying',
-      );
-      await sleep(delay);
-      waited += delay;
+    } finally {
+      deadline.clear();
     }
   }
 
   return {
     networkId,
-    getTrafficAccess: () =>
-      request('GET', '/networks/traffic/access', { schema: trafficAccessSchema }),
-    getIspTrends: () =>
+    getTrafficAccess: (call = {}) =>
+      request('GET', '/networks/traffic/access', { schema: trafficAccessSchema, ...call }),
+    getIspTrends: (call = {}) =>
       request('GET', '/networks/traffic/isptrends', {
+        ...call,
         parse: parseIspTrendsResponse,
         premium: true,
         // Only a successful, fully validated 200 may clear pairs (product.md).
         successStatus: 200,
       }),
-    getInvoiceSummary: (status: string) =>
+    getInvoiceSummary: (status: string, call = {}) =>
       request('POST', '/networks/billings/affiliates/summary', {
+        ...call,
         body: { filters: { status } },
         schema: invoiceSummarySchema,
         idempotent: true,
@@ -372,6 +402,51 @@ export function createNetworkApiClient(
     networkId: network.id,
     http,
     ...extra,
+  });
+}
+
+/**
+ * The deadline of one request: aborts at `api.requestTimeoutMs` from its start, or earlier
+ * when the caller's own signal fires. `at` is on the performance.now() clock.
+ */
+interface Deadline {
+  signal: AbortSignal;
+  at: number;
+  clear(): void;
+}
+
+function startDeadline(ms: number, outer: AbortSignal | undefined): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new Error(`no complete answer within api.requestTimeoutMs (${ms} ms), retries included`),
+      ),
+    ms,
+  );
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  return {
+    signal: controller.signal,
+    at: performance.now() + ms,
+    clear() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}
+
+/**
+ * A deadline that passed: transient (the job layer may try again later), with a code of its
+ * own on the cause so metrics count it as a timeout.
+ */
+function deadlineError(ctx: StatusContext, reason: unknown): ApiError {
+  const why = reason instanceof Error ? reason.message : 'deadline passed';
+  const cause = Object.assign(new Error(why), { code: 'THM_DEADLINE_TIMEOUT' });
+  return new ApiError('THM_API_TRANSIENT', ctx.endpoint, `${ctx.label}: ${why}`, {
+    retryable: true,
+    cause,
   });
 }
 

@@ -192,6 +192,12 @@ export const configSchema = z
         connectTimeoutMs: z.number().int().min(100).default(5_000),
         headersTimeoutMs: z.number().int().min(100).default(15_000),
         bodyTimeoutMs: z.number().int().min(100).default(30_000),
+        /**
+         * Overall deadline of one request, its in-process retries included (the three above
+         * bound single steps: a server dripping one byte a second never trips them). Also the
+         * deadline of all the API calls of one run together.
+         */
+        requestTimeoutMs: z.number().int().min(100).default(120_000),
         /** Response bodies larger than this are refused as invalid. */
         maxResponseBytes: z
           .number()

@@ -17,6 +17,7 @@ import { renderRestoredEmail } from '../notify/render/restored.js';
 import type { Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
 import { describeFailure } from './failures.js';
+import { startRunDeadline } from './run-deadline.js';
 import { enqueueDeliveries, type Runtime } from './runtime.js';
 
 /**
@@ -63,9 +64,18 @@ export async function runTrafficCheck(rt: Runtime, request: CheckRequest): Promi
   });
   if (state.run && state.run.outcome !== 'failed' && !request.force) return alreadyDone(state.run);
 
-  const access = await client.getTrafficAccess();
-  // Fetched once: a commit conflict re-classifies against the new history, not re-fetches.
-  const entries = access.has_premium ? (await client.getIspTrends()).entries : undefined;
+  const deadline = startRunDeadline(rt.config.api.requestTimeoutMs, 'traffic-check');
+  let access: TrafficAccess;
+  let entries: Parameters<typeof classifyPairs>[0]['entries'] | undefined;
+  try {
+    access = await client.getTrafficAccess({ signal: deadline.signal });
+    // Fetched once: a commit conflict re-classifies against the new history, not re-fetches.
+    entries = access.has_premium
+      ? (await client.getIspTrends({ signal: deadline.signal })).entries
+      : undefined;
+  } finally {
+    deadline.clear();
+  }
 
   for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt += 1) {
     const effect = decideTrafficRun(rt, network, request, state, access, entries, startedAt);

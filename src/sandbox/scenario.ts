@@ -85,6 +85,11 @@ export const faultSchema = z
     chunked: z.boolean().optional(),
     /** Never answer (the connection stays open until the client gives up). */
     hang: z.boolean().optional(),
+    /**
+     * Send the answer's body one byte every this many ms: a server too slow for the client's
+     * per-step timeouts (connect, headers, gap between chunks) ever to trip.
+     */
+    dripMs: z.number().int().min(1).max(60_000).optional(),
   })
   .strict();
 export type Fault = z.input<typeof faultSchema>;

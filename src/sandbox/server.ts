@@ -504,6 +504,7 @@ function sendFaulty(
     ...(fault.chunked ? { chunked: true } : {}),
   };
   const status = fault.status;
+  if (fault.dripMs !== undefined) return drip(res, answer, fault.dripMs, status);
   switch (fault.body) {
     case undefined:
       if (status === undefined) return sendAnswer(res, answer, extra);
@@ -546,6 +547,26 @@ function sendFaulty(
       );
     }
   }
+}
+
+/** The answer with its body sent one byte at a time; stops when the client goes away. */
+function drip(res: ServerResponse, answer: Answer, everyMs: number, status?: number): void {
+  const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  res.writeHead(status ?? answer.status, {
+    'content-type': 'application/json',
+    'content-length': body.length,
+  });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || sent >= body.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(body.subarray(sent, sent + 1));
+    sent += 1;
+  }, everyMs);
+  res.on('close', () => clearInterval(timer));
 }
 
 /** The real body with one field mistyped, where the client must notice it. */

@@ -311,6 +311,45 @@ describe('transient errors and retries', () => {
   });
 });
 
+describe('the overall deadline (api.requestTimeoutMs)', () => {
+  it('a server dripping one byte every 200 ms trips no step timeout, but the deadline ends it', async () => {
+    // Every gap between bytes is far below bodyTimeoutMs, so only the overall deadline can end
+    // this exchange (the whole access body would take about 20 s at this pace).
+    sbx.sandbox.injectFault({ endpoint: 'access', dripMs: 200, times: 5 });
+    const before = sbx.sandbox.requests();
+    const started = performance.now();
+    const error = await apiFailure(
+      client({ http: { requestTimeoutMs: 1_500, bodyTimeoutMs: 3_000 } }).getTrafficAccess(),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    expect(error).toMatchObject({ code: 'THM_API_TRANSIENT', retryable: true });
+    expect(error.message).toContain('no complete answer within api.requestTimeoutMs (1500 ms)');
+    expect((error.cause as { code?: string }).code).toBe('THM_DEADLINE_TIMEOUT');
+    // The deadline covers the retries too: one attempt used it all, none followed.
+    expect(sbx.sandbox.requests() - before).toBe(1);
+    expect(seconds).toBeLessThan(15);
+  });
+
+  it("the caller's own deadline ends a request first, with the caller's words", async () => {
+    sbx.sandbox.injectFault({ endpoint: 'isptrends', dripMs: 200 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('the run ran out of time')), 500);
+    const error = await apiFailure(client().getIspTrends({ signal: controller.signal }));
+    expect(error.code).toBe('THM_API_TRANSIENT');
+    expect(error.message).toContain('the run ran out of time');
+  });
+
+  it('a retry wait that would end past the deadline is not taken', async () => {
+    sbx.sandbox.injectFault({ endpoint: 'access', status: 503, retryAfter: 2, times: 3 });
+    const error = await apiFailure(
+      client({ http: { requestTimeoutMs: 1_000 } }).getTrafficAccess(),
+    );
+    // Retry-After 2 s fits the retry budget (5 s) but not the deadline: the job layer retries.
+    expect(error.code).toBe('THM_API_RETRY_LATER');
+    expect(error.retryAt).toBeInstanceOf(Date);
+  });
+});
+
 describe('connections and bodies', () => {
   it('error bodies are consumed: one kept-alive connection serves many error answers', async () => {
     // One connection at most: a body left unread would block the next request on it.

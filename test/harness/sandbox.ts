@@ -43,6 +43,7 @@ export const TEST_HTTP: Config['api'] = {
   connectTimeoutMs: 1_000,
   headersTimeoutMs: 3_000,
   bodyTimeoutMs: 3_000,
+  requestTimeoutMs: 30_000,
   maxResponseBytes: 64 * 1024 * 1024,
   attempts: 3,
   retryBudgetMs: 5_000,

@@ -35,7 +35,11 @@ export interface JobStack {
 export async function startJobStack(
   networks: string[] = ['acme', 'globex'],
   rest: Record<string, unknown> = {},
-  options: { smtpAuth?: { user: string; pass: string } } = {},
+  options: {
+    smtpAuth?: { user: string; pass: string };
+    /** Config entries (networks[]) instead of one per sandbox network in `networks`. */
+    rawNetworks?: (sbx: TestSandbox) => Array<Record<string, unknown>>;
+  } = {},
 ): Promise<JobStack> {
   const redis = await startRedis();
   const smtp = await startSmtp(options.smtpAuth ? { auth: options.smtpAuth } : {});
@@ -44,7 +48,9 @@ export async function startJobStack(
   const names: Record<string, string> = { acme: 'Acme Network', globex: 'Globex Partners' };
   const config = parseConfig(
     {
-      networks: networks.map((id) => sbx.rawNetwork(id, { name: names[id] ?? id })),
+      networks:
+        options.rawNetworks?.(sbx) ??
+        networks.map((id) => sbx.rawNetwork(id, { name: names[id] ?? id })),
       redis: { url: redis.url, prefix },
       mail: { url: smtp.url, from: 'Traffic Health <alerts@thm.test>', timeoutMs: 2_000 },
       api: TEST_HTTP,
