@@ -47,7 +47,12 @@ export async function runInvoiceSnapshot(
     const change = invoiceChange(previous, snapshot);
     const notifications: Notification[] = [];
     if (network.invoices.notify) {
-      const email = renderInvoiceEmail({ network: displayOf(network), snapshot, change });
+      const email = renderInvoiceEmail({
+        network: displayOf(network),
+        asOf: request.asOf,
+        snapshot,
+        change,
+      });
       notifications.push(
         notifier(rt, network, request.asOf, now)('invoice', email, [`invoice|${snapshot.time}`]),
       );

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { headerValue } from './render/format.js';
 import type { MailTransport, OutboxNotification, SendResult } from './types.js';
 import { mimeTextPart } from './mime-part.js';
+import { automatedHeaders } from './headers.js';
 
 /**
  * Hands notifications to the mail system: SMTP when `mail.url` is set, else `.eml` files (plus
@@ -34,6 +35,7 @@ export function createMailTransport(mail: Config['mail'], logger: Logger): MailT
 
 /** The message as nodemailer takes it. Every header value is one line (headerValue). */
 export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
+  const automated = automatedHeaders(n, from);
   return {
     from: headerValue(from, 300),
     to: n.to.map((address) => headerValue(address, 300)),
@@ -47,7 +49,10 @@ export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
     ],
     messageId: n.messageId,
     date: new Date(n.createdAt),
-    headers: { 'X-THM-Notification': headerValue(n.id, 64) },
+    // One thread per network and month: see headers.ts.
+    inReplyTo: automated.threadRootId,
+    references: automated.threadRootId,
+    headers: { ...automated.headers, 'X-THM-Notification': headerValue(n.id, 64) },
     // Never follow a link or read a file named by content: the message is self-contained.
     disableFileAccess: true,
     disableUrlAccess: true,

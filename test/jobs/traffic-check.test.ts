@@ -46,6 +46,11 @@ describe('traffic-check through the queue', () => {
       '[Traffic Health] Acme Network: 1 worse (2026-11-16)',
       '[Traffic Health] Acme Network: 10 new (2026-11-17)',
     ]);
+    // One thread for the network's month: every e-mail refers to the same root.
+    for (const mail of smtp.messages) {
+      expect(mail.parsed.references).toBe('<thm-thread.acme.2026-11@thm.test>');
+      expect(mail.parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    }
   });
 
   it('a second run for the same date is a no-op returning the first result; --force sends nothing already sent', async () => {

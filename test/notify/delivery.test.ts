@@ -135,6 +135,14 @@ describe('delivery over real SMTP', () => {
     expect(parsed.text).toContain('1 domain looks blocked: https://trk.acme-offers.com');
     expect(parsed.html).toContain('Looks blocked: 6 ISPs together');
     expect(parsed.text).toContain('Charter Communications'); // non-ASCII: see the hostile-strings test
+    // What every automated sender sets: no auto-replies, a per-network list id, one thread
+    // per network and month, and the "-- " signature separator kept through the encoding.
+    expect(parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    expect(parsed.headers.get('x-auto-response-suppress')).toBe('All');
+    expect(mail!.raw).toMatch(/\r\nList-Id: <acme\.thm\.example>\r\n/i);
+    expect(parsed.inReplyTo).toBe('<thm-thread.acme.2026-11@thm.example>');
+    expect(parsed.references).toBe('<thm-thread.acme.2026-11@thm.example>');
+    expect(parsed.text).toMatch(/\n-- \nTraffic Health Monitor, network acme/);
     expect(store.entry(n.id)).toMatchObject({ state: 'sent', sentAt: 1_000_000 });
     // Delivered once: a second call does not send again.
     expect(await sender.deliver(n.id)).toBe('already-sent');

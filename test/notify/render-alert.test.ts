@@ -308,7 +308,8 @@ describe('renderAlertEmail: the example (docs/alert-email.png)', () => {
       'Silenced: 1 pair',
       'Invoices: 14 (+2 since the previous snapshot)',
       'Balance: 18,240.50 (+1,530.25 since the previous snapshot)',
-      "thm silence add --network acme --domain 101 --isp 'Comcast Cable' --for 7d --reason '...'",
+      "thm silence add --network acme --domain 101 --for 7d --reason '...'",
+      "thm silence add --network acme --domain 102 --isp 'Comcast Cable' --for 7d --reason '...'",
     ]) {
       expect(text).toContain(expected);
     }
@@ -334,6 +335,42 @@ describe('shellQuote: the silence line pastes into a shell exactly', () => {
 });
 
 describe('renderAlertEmail: small things that read badly', () => {
+  it('each silence command once: the help section points at the per-domain lines', () => {
+    const email = renderAlertEmail(exampleAlertInput())!;
+    for (const part of [email.text, email.html]) {
+      const commands = part.match(/thm silence add [^\n<]*/g) ?? [];
+      expect(commands.length).toBe(3); // one per listed domain
+      expect(new Set(commands).size).toBe(commands.length);
+    }
+  });
+
+  it('only cleared pairs: the help section shows an example command', () => {
+    const email = renderAlertEmail(input(many('cleared', 2)))!;
+    expect(email.text.match(/thm silence add/g)).toHaveLength(1);
+  });
+
+  it('the hidden preview text agrees in number: "1 domain looks blocked"', () => {
+    const one = renderAlertEmail(exampleAlertInput())!;
+    expect(one.html).toMatch(/<div style="display:none[^>]*>[^<]*1 domain looks blocked\./);
+    const two = render([...many('new', 3, 1), ...many('new', 3, 2)], {}, [1, 2]);
+    expect(two.html).toMatch(/<div style="display:none[^>]*>[^<]*2 domains look blocked\./);
+  });
+
+  it('the text part ends with the "-- " signature separator and the footer', () => {
+    const email = renderAlertEmail(exampleAlertInput())!;
+    expect(email.text).toMatch(/\n-- \nTraffic Health Monitor, network acme, as-of 2026-11-21\./);
+  });
+
+  it('an invoice snapshot read days after the as-of date says so; one of that day does not', () => {
+    const example = exampleAlertInput();
+    expect(renderAlertEmail(example)!.text).toContain('  Taken: 2026-11-21 07:00 UTC\n');
+    const past = renderAlertEmail({ ...example, asOf: '2026-11-15' })!;
+    expect(past.text).toContain(
+      '  Taken: 2026-11-21 07:00 UTC, the totals at that time, not as of 2026-11-15',
+    );
+    expect(past.html).toContain('not as of 2026-11-15');
+  });
+
   it('no "0 pairs" line for an empty count', () => {
     const email = renderAlertEmail(input([...many('new', 1), ...many('ongoing', 2, 5)]))!;
     expect(email.text).toContain('Ongoing: 2 pairs');

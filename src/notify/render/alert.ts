@@ -173,19 +173,16 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   renderOthers(counts, html, text);
   if (input.latestInvoice) {
     html.push(heading('Latest invoice summary'));
-    html.push(invoiceSummaryHtml(input.latestInvoice.snapshot, input.latestInvoice.change));
-    text.push(
-      'LATEST INVOICE SUMMARY',
-      ...invoiceSummaryText(input.latestInvoice.snapshot, input.latestInvoice.change),
-      '',
-    );
+    const { snapshot, change } = input.latestInvoice;
+    html.push(invoiceSummaryHtml(snapshot, change, input.asOf));
+    text.push('LATEST INVOICE SUMMARY', ...invoiceSummaryText(snapshot, change, input.asOf), '');
   }
   renderSilenceHelp(groups, cleared, ctx, html, text);
 
   const footer = `Traffic Health Monitor, network ${ctx.networkId}, as-of ${ctx.asOf}. You receive this as a recipient of this network in the monitor's configuration.`;
   const preheader =
     headlines.length > 0
-      ? `${summary} ${plural(headlines.length, 'domain')} look blocked.`
+      ? `${summary} ${plural(headlines.length, 'domain')} look${headlines.length === 1 ? 's' : ''} blocked.`
       : summary;
   return composeEmail({ subject, preheader, bodyHtml: html.join(''), footer, textLines: text });
 }
@@ -589,16 +586,25 @@ function renderSilenceHelp(
   html: string[],
   text: string[],
 ): void {
-  const example = groups[0]?.pairs[0] ?? cleared[0];
-  if (!example) return;
-  const command = silenceCommand(ctx.networkId, example.domainId, example.isp);
-  const lines = [
-    'To stop e-mails about a pair for a while (it is still counted as silenced), run for example:',
-  ];
-  const after = [
-    'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.',
-  ];
-  html.push(heading('Silencing'), paragraph(esc(lines[0] ?? '')), codeBlock([command]));
-  html.push(paragraph(prose(after[0] ?? ''), `color:${COLORS.muted};font-size:13px;`));
-  text.push('SILENCING', ...lines, `  ${command}`, ...after, '');
+  const after =
+    'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.';
+  html.push(heading('Silencing'));
+  text.push('SILENCING');
+  if (groups.length > 0) {
+    // Each listed domain already carries its own line: not repeated here.
+    const lead =
+      'To stop e-mails about a pair for a while (it is still counted as silenced), run the "Silence" line under its domain above.';
+    html.push(paragraph(esc(lead)));
+    text.push(lead);
+  } else {
+    const example = cleared[0];
+    if (!example) return;
+    const lead =
+      'To stop e-mails about a pair for a while (it is still counted as silenced), run for example:';
+    const command = silenceCommand(ctx.networkId, example.domainId, example.isp);
+    html.push(paragraph(esc(lead)), codeBlock([command]));
+    text.push(lead, `  ${command}`);
+  }
+  html.push(paragraph(prose(after), `color:${COLORS.muted};font-size:13px;`));
+  text.push(after, '');
 }

@@ -156,8 +156,8 @@ export function htmlDocument(input: {
 }
 
 /**
- * The last step of every renderer: the text part ends with a "--" signature line and the
- * footer, the HTML part is the full document. One place, so every kind looks the same.
+ * The last step of every renderer: the text part ends with the "-- " signature separator (with
+ * the space: clients recognise it and fold or strip the footer when replying) and the footer, the HTML part is the full document. One place, so every kind looks the same.
  */
 export function composeEmail(input: {
   subject: string;
@@ -168,7 +168,7 @@ export function composeEmail(input: {
 }): RenderedEmail {
   return {
     subject: input.subject,
-    text: [...input.textLines, '--', input.footer].join('\n'),
+    text: [...input.textLines, '-- ', input.footer].join('\n'),
     html: htmlDocument({
       title: input.subject,
       preheader: input.preheader,

@@ -40,11 +40,27 @@ function changeText(change: InvoiceChange | undefined, field: Field, money: bool
   return ` (${formatSigned(change[field], money)} since the previous snapshot)`;
 }
 
-function snapshotTime(snapshot: InvoiceSnapshot): string {
-  return formatUtc(snapshot.time * 1000);
+/**
+ * When the snapshot was taken. The summary endpoint has no past dates: a past-dated run (`thm
+ * run --date`, the demo) reads today's totals, so its e-mail says so instead of putting
+ * today's time under an older as-of date without comment. A day either side is normal (the
+ * as-of date is the network's local date, the time is UTC).
+ */
+function snapshotTime(snapshot: InvoiceSnapshot, asOf: IsoDate | undefined): string {
+  const time = formatUtc(snapshot.time * 1000);
+  const asOfMs = asOf === undefined ? Number.NaN : Date.parse(`${asOf}T12:00:00Z`);
+  if (!Number.isFinite(asOfMs) || Math.abs(snapshot.time * 1000 - asOfMs) <= 36 * 3_600_000) {
+    return time;
+  }
+  return `${time}, the totals at that time, not as of ${asOf} (the summary has no past dates)`;
 }
 
-export function invoiceSummaryHtml(snapshot: InvoiceSnapshot, change?: InvoiceChange): string {
+/** `asOf`: the run's as-of date, to say so when the snapshot is from another day. */
+export function invoiceSummaryHtml(
+  snapshot: InvoiceSnapshot,
+  change?: InvoiceChange,
+  asOf?: IsoDate,
+): string {
   const rows: Array<[string, string]> = [['Status', esc(displayText(snapshot.status, 50))]];
   for (const { field, label, money } of FIELDS) {
     const delta = change
@@ -52,16 +68,20 @@ export function invoiceSummaryHtml(snapshot: InvoiceSnapshot, change?: InvoiceCh
       : '';
     rows.push([label, `<strong>${value(snapshot, field, money)}</strong>${delta}`]);
   }
-  rows.push(['Taken', esc(snapshotTime(snapshot))]);
+  rows.push(['Taken', esc(snapshotTime(snapshot, asOf))]);
   return keyValueTable(rows);
 }
 
-export function invoiceSummaryText(snapshot: InvoiceSnapshot, change?: InvoiceChange): string[] {
+export function invoiceSummaryText(
+  snapshot: InvoiceSnapshot,
+  change?: InvoiceChange,
+  asOf?: IsoDate,
+): string[] {
   const lines = [`  Status: ${displayText(snapshot.status, 50)}`];
   for (const { field, label, money } of FIELDS) {
     lines.push(`  ${label}: ${value(snapshot, field, money)}${changeText(change, field, money)}`);
   }
-  lines.push(`  Taken: ${snapshotTime(snapshot)}`);
+  lines.push(`  Taken: ${snapshotTime(snapshot, asOf)}`);
   return lines;
 }
 
@@ -76,7 +96,7 @@ export function renderInvoiceEmail(input: InvoiceEmailInput): RenderedEmail {
   const html = [
     `<h1 style="${FONT}font-size:20px;color:${COLORS.text};margin:0 0 8px 0;">${esc(name)}: invoice summary</h1>`,
     paragraph(esc(intro)),
-    invoiceSummaryHtml(input.snapshot, input.change),
+    invoiceSummaryHtml(input.snapshot, input.change, asOf),
     input.change
       ? ''
       : paragraph(esc('No previous snapshot to compare with.'), `color:${COLORS.muted};`),
@@ -97,7 +117,7 @@ export function renderInvoiceEmail(input: InvoiceEmailInput): RenderedEmail {
       `${name}: invoice summary`,
       intro,
       '',
-      ...invoiceSummaryText(input.snapshot, input.change),
+      ...invoiceSummaryText(input.snapshot, input.change, asOf),
       ...(input.change ? [] : ['  No previous snapshot to compare with.']),
       '',
       `\`thm invoices --network ${input.network.id}\` lists the snapshots with their changes.`,
