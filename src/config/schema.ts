@@ -1,5 +1,6 @@
 import cronParser from 'cron-parser';
 import { z } from 'zod';
+import { displayText, mailbox } from './mailbox.js';
 
 /**
  * The config file's schema: the one place where every option, its default and its meaning
@@ -71,7 +72,7 @@ export const networkSchema = z
     /** Slug used on the CLI and in Redis keys. */
     id: slug,
     /** Display name; defaults to the id. */
-    name: z.string().min(1).max(200).optional(),
+    name: z.string().min(1).max(200).pipe(displayText).optional(),
     /** API base including the version segment, e.g. https://api.example.com/v1. */
     baseUrl: z.url({ message: 'not a valid URL' }).superRefine((value, ctx) => {
       // zod 4 runs refinements even after the URL check failed: parse defensively.
@@ -180,7 +181,8 @@ export const configSchema = z
       .object({
         /** SMTP server; absent: messages are written as .eml files into outboxDir. */
         url: smtpUrl.optional(),
-        from: z.string().min(3).default('Traffic Health <alerts@example.com>'),
+        /** Exactly one address, optionally with a display name. */
+        from: mailbox.default('Traffic Health <alerts@example.com>'),
         outboxDir: z.string().min(1).default('./outbox'),
         /** Per-step SMTP timeouts (nodemailer's own defaults are minutes). */
         timeoutMs: z.number().int().min(100).max(600_000).default(15_000),

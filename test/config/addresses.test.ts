@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+import { runThm } from '../harness/cli.js';
+
+/**
+ * mail.from, networks[].name and recipients end up in headers and the SMTP envelope: a CR/LF
+ * there writes headers of its own, a second address or a non-address changes who sends.
+ */
+
+const env = { ACME_API_KEY: 'sk_addresses_test_key_0123' };
+
+function network(extra: Record<string, unknown> = {}) {
+  return {
+    id: 'acme',
+    baseUrl: 'https://api.example.com/v1',
+    apiKeyEnv: 'ACME_API_KEY',
+    recipients: ['ops@acme.example'],
+    ...extra,
+  };
+}
+
+function problemOf(raw: unknown): string | undefined {
+  try {
+    parseConfig(raw, { env });
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+}
+
+const ONE_ADDRESS = 'mail.from: must be exactly one e-mail address';
+const ONE_LINE = 'must be one line (no CR, LF or other control characters)';
+
+describe('mail.from', () => {
+  it.each([
+    ['Traffic Health <alerts@example.com>', undefined],
+    ['alerts@example.com', undefined],
+    ['<alerts@example.com>', undefined],
+    ['"Ops, Traffic" <alerts@example.com>', undefined],
+    ['Trafic Santé <alerts@example.com>', undefined],
+    ['Traffic Health <a@example.com>\r\nBcc: x@evil.example', ONE_LINE],
+    ['a@example.com\nBcc: x@evil.example', ONE_LINE],
+    ['not an address', ONE_ADDRESS],
+    ['Traffic Health <>', ONE_ADDRESS],
+    ['a@example.com, b@example.com', ONE_ADDRESS],
+    ['Traffic <a@example.com>, Other <b@example.com>', ONE_ADDRESS],
+    ['Traffic <a@example.com> b@example.com', ONE_ADDRESS],
+    ['group: a@example.com, b@example.com;', ONE_ADDRESS],
+    ['Name <a@example.com', ONE_ADDRESS],
+  ])('%j -> %s', (from, expected) => {
+    const problem = problemOf({ mail: { from }, networks: [network()] });
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(expected);
+  });
+});
+
+describe('networks[].name and recipients', () => {
+  it.each([
+    [{ name: 'Acme Network' }, undefined],
+    [{ name: 'Acme\r\nBcc: x@evil.example' }, `networks[0].name: ${ONE_LINE}`],
+    [{ name: 'Acme\u202eemaN' }, 'networks[0].name: must not contain invisible'],
+    [{ name: 'Ac\u200bme' }, 'networks[0].name: must not contain invisible'],
+    [{ recipients: ['ops@acme.example\r\nBcc: x@evil.example'] }, 'networks[0].recipients[0]'],
+    [{ recipients: ['ops@acme.example, x@evil.example'] }, 'networks[0].recipients[0]'],
+    [{ recipients: ['ops@acme.example', 'Ops <ops2@acme.example>'] }, 'networks[0].recipients[1]'],
+  ])('%j -> %s', (extra, expected) => {
+    const problem = problemOf({ networks: [network(extra)] });
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(expected);
+  });
+});
+
+describe('thm config check with a hostile mail.from (the real binary)', () => {
+  it('refuses a From with an injected Bcc header: exit 2, one line naming the field', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-from-'));
+    const file = path.join(dir, 'thm.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mail: { from: 'Traffic Health <a@example.com>\r\nBcc: x@evil.example' },
+        networks: [network()],
+      }),
+    );
+    const r = runThm(['config', 'check', '--config', file], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`thm: mail.from: ${ONE_LINE}`);
+  });
+});
