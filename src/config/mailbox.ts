@@ -8,6 +8,7 @@ import { z } from 'zod';
  */
 
 /** C0 and C1 control characters (CR, LF, NUL, ...), never allowed in a header value. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Bidi overrides and isolates, zero-width and other invisible format characters. */
