@@ -54,7 +54,7 @@ export const alertsSchema = z
     minBaselineClicks: z.number().int().min(0).default(50),
     /** ... and the drop against 7 days back is at least this percent. */
     minDropPercent: z.number().gt(0).max(100).default(20),
-    /** ... and (baseline - yesterday) / sqrt(baseline) is at least this; 0 turns it off. */
+    /** ... and the drop is this many standard deviations of noise (monitor/significance.ts); 0 = off. */
     minSignificance: z.number().min(0).default(3),
     /** A drop of at least this percent is critical, below it a warning. */
     criticalDropPercent: z.number().gt(0).max(100).default(50),

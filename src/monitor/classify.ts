@@ -2,15 +2,10 @@ import type { AlertSettings } from '../config/schema.js';
 import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
 import { pairKey } from './pair-key.js';
-import { DomainRollupBuilder } from './rollup.js';
+import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
-import {
-  measureEntry,
-  severityOf,
-  significanceOf,
-  type PairMeasure,
-  type Thresholds,
-} from './thresholds.js';
+import { poissonZ, type SignificanceRule } from './significance.js';
+import { measureEntry, severityOf, type PairMeasure, type Thresholds } from './thresholds.js';
 import {
   EMAILED_CLASSES,
   PAIR_CLASSES,
@@ -18,6 +13,7 @@ import {
   type ClassCounts,
   type Classification,
   type ClassifiedPair,
+  type DomainRollup,
   type IsoDate,
   type IspTrend,
   type PairClass,
@@ -47,6 +43,8 @@ export interface ClassifyInput {
   settings: LifecycleSettings;
   /** The network's silences unexpired at run time (the caller owns the clock). */
   silences: readonly Silence[];
+  /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
+  rule?: SignificanceRule;
 }
 
 /** The classes that put a pair into the e-mail under these settings. */
@@ -196,6 +194,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const history: Slot[] = [];
   let belowThreshold = 0;
   let duplicates = 0;
+  /** Pairs classified new, and per domain the active pairs still alertable (see joinReported). */
+  const fresh: ClassifiedPair[] = [];
+  const reported = new Map<number, number>();
 
   for (const [key, prev] of input.active) {
     const slot = index.slot(prev.domainId, prev.isp);
@@ -216,6 +217,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
     else if (prev !== undefined) remove.push(key);
     counts[pair.class]++;
     pairs.push(pair);
+    if (pair.class === 'new') fresh.push(pair);
+    else if (prev !== undefined && pair.alertable && pair.class !== 'silenced') {
+      reported.set(pair.domainId, (reported.get(pair.domainId) ?? 0) + 1);
+    }
     domains.add(pair, baseline, yesterday);
   };
 
@@ -231,8 +236,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
 
-    const today = measureEntry(entry, settings);
+    const today = measureEntry(entry, settings, input.rule);
     const prev = slot.prev;
+    if (prev !== undefined) today.alertable = today.sustained;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;
       continue;
@@ -279,7 +285,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
       alertable: false,
       severity: severityOf(prev.dropPercent, settings),
       dropPercent: prev.dropPercent,
-      significance: significanceOf(prev.baseline, prev.yesterday),
+      // Not in today's list: the last alertable numbers (day 7 back only; 14 is not stored).
+      significance: poissonZ(prev.baseline, prev.yesterday),
       firstSeen: prev.firstSeen,
       quietRuns: step.quietRuns,
     };
@@ -288,13 +295,43 @@ export function classifyPairs(input: ClassifyInput): Classification {
     record(key, prev, step, pair, prev.baseline, prev.yesterday);
   }
 
+  const rollup = domains.build();
+  joinReported(fresh, reported, rollup, counts);
   return {
     asOf,
     pairs,
     counts,
-    domains: domains.build(),
+    domains: rollup,
     changes: { upsert, remove },
     belowThreshold,
     duplicates,
   };
+}
+
+/**
+ * A domain that is down was reported whole on its first day; an ISP of it that crosses the
+ * thresholds a day later (its comparison day was just under minBaselineClicks, say) joins that
+ * report instead of sending "1 new" on its own: it becomes active as ongoing. Only while the
+ * domain is a headline today and at least HEADLINE_MIN_ISPS of its pairs were already active
+ * and are still alertable.
+ */
+function joinReported(
+  fresh: readonly ClassifiedPair[],
+  reported: ReadonlyMap<number, number>,
+  rollup: readonly DomainRollup[],
+  counts: ClassCounts,
+): void {
+  if (fresh.length === 0 || reported.size === 0) return;
+  const joinable = new Set<number>();
+  for (const domain of rollup) {
+    if (domain.headline && (reported.get(domain.domainId) ?? 0) >= HEADLINE_MIN_ISPS) {
+      joinable.add(domain.domainId);
+    }
+  }
+  for (const pair of fresh) {
+    if (!joinable.has(pair.domainId)) continue;
+    pair.class = 'ongoing';
+    counts.new--;
+    counts.ongoing++;
+  }
 }

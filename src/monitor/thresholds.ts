@@ -1,4 +1,5 @@
 import type { AlertSettings } from '../config/schema.js';
+import { significanceOf, type SignificanceRule } from './significance.js';
 import type { IspTrend, Severity } from './types.js';
 
 /**
@@ -21,11 +22,6 @@ export function dropPercentFromTotals(baseline: number, yesterday: number): numb
   return baseline > 0 ? ((baseline - yesterday) / baseline) * 100 : 0;
 }
 
-/** The drop in standard deviations of Poisson noise around the baseline. */
-export function significanceOf(baseline: number, yesterday: number): number {
-  return baseline > 0 ? (baseline - yesterday) / Math.sqrt(baseline) : 0;
-}
-
 export type Thresholds = Pick<
   AlertSettings,
   'minBaselineClicks' | 'minDropPercent' | 'minSignificance' | 'criticalDropPercent'
@@ -38,8 +34,24 @@ export function isAlertable(
   settings: Thresholds,
 ): boolean {
   return (
-    baseline > 0 &&
     baseline >= settings.minBaselineClicks &&
+    isSustained(baseline, dropPercent, significance, settings)
+  );
+}
+
+/**
+ * Alertable but for minBaselineClicks: what keeps an ACTIVE pair alertable. The floor decides
+ * which pairs are worth a first e-mail; a pair already reported whose comparison day happens to
+ * dip under it is still the same decline, not a quiet run (else it clears and comes back "new").
+ */
+export function isSustained(
+  baseline: number,
+  dropPercent: number,
+  significance: number,
+  settings: Thresholds,
+): boolean {
+  return (
+    baseline > 0 &&
     dropPercent >= settings.minDropPercent &&
     (settings.minSignificance <= 0 || significance >= settings.minSignificance)
   );
@@ -56,20 +68,28 @@ export interface PairMeasure {
   dropPercent: number;
   significance: number;
   alertable: boolean;
+  /** Alertable for a pair that is already active (isSustained). */
+  sustained: boolean;
   severity: Severity;
 }
 
-export function measureEntry(entry: IspTrend, settings: Thresholds): PairMeasure {
+/** `rule` is for the simulation's comparison of rules only; the monitor uses the default. */
+export function measureEntry(
+  entry: IspTrend,
+  settings: Thresholds,
+  rule: SignificanceRule = significanceOf,
+): PairMeasure {
   const baseline = entry.seven_days_ago_total_clicks;
   const yesterday = entry.yesterday_total_clicks;
   const dropPercent = dropPercentOf(entry);
-  const significance = significanceOf(baseline, yesterday);
+  const significance = rule({ yesterday, d7: baseline, d14: entry.fourteen_days_ago_total_clicks });
   return {
     baseline,
     yesterday,
     dropPercent,
     significance,
     alertable: isAlertable(baseline, dropPercent, significance, settings),
+    sustained: isSustained(baseline, dropPercent, significance, settings),
     severity: severityOf(dropPercent, settings),
   };
 }

@@ -9,10 +9,14 @@
  * - run: one traffic-check (or invoice-snapshot) of one network for one as-of date.
  * - baseline: a pair's clicks 7 days before yesterday (the same weekday).
  * - dropPercent: `-yesterday_seven_days_ago_total_clicks_trend`, or computed from the totals.
- * - significance: (baseline - yesterday) / sqrt(baseline), the drop in standard deviations of
- *   Poisson noise.
+ * - significance: the drop in standard deviations of day-to-day noise: the weaker of the
+ *   Poisson-difference z against 7 and against 14 days back (monitor/significance.ts).
  * - alertable: baseline >= minBaselineClicks, dropPercent >= minDropPercent and
- *   significance >= minSignificance (0 turns that test off).
+ *   significance >= minSignificance (0 turns that test off). An active pair needs all but the
+ *   first (`isSustained`): the floor decides what is worth a first e-mail, not when it ends.
+ * - joined: a pair that would be new, in a headline domain of which at least HEADLINE_MIN_ISPS
+ *   pairs were already active and are still alertable: it was reported with its domain, so it
+ *   becomes active as ongoing (no e-mail of its own).
  * - active pair: a pair the monitor has alerted on and not yet cleared (the history).
  * - quiet run: a run in which an active pair is not alertable (absent from the list, or listed
  *   under the thresholds).

@@ -1,4 +1,5 @@
 import { pairFigures } from '../../src/monitor/figures.js';
+import { significanceOf } from '../../src/monitor/significance.js';
 import { describe, expect, it } from 'vitest';
 import {
   classifyPairs,
@@ -406,8 +407,9 @@ describe('classifyPairs: numbers', () => {
     if (listed) {
       expect(listed.dropPercent).toBeCloseTo(row.dropPercent, 9);
       if (row.severity) expect(listed.severity).toBe(row.severity);
+      // The fixture's day 14 back equals day 7 back.
       expect(listed.significance).toBeCloseTo(
-        (row.baseline - row.yesterday) / Math.sqrt(row.baseline),
+        significanceOf({ yesterday: row.yesterday, d7: row.baseline, d14: row.baseline }),
         9,
       );
     } else {
@@ -418,8 +420,9 @@ describe('classifyPairs: numbers', () => {
   it('minSignificance 0 turns the noise test off', () => {
     const e = entry(1, 'x', { baseline: 60, yesterday: 40 });
     expect(classifyToday([e], { ...SETTINGS, minSignificance: 0 }).pairs[0]?.class).toBe('new');
-    expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.5 }).pairs[0]?.class).toBe('new');
-    expect(classifyToday([e], { ...SETTINGS, minSignificance: 2.6 }).pairs).toHaveLength(0);
+    // (60 - 40 - 1) / sqrt(60 + 40) = 1.9
+    expect(classifyToday([e], { ...SETTINGS, minSignificance: 1.9 }).pairs[0]?.class).toBe('new');
+    expect(classifyToday([e], { ...SETTINGS, minSignificance: 2 }).pairs).toHaveLength(0);
   });
 
   it('a listed pair carries its API entry by reference, no copied figures; an absent one has none', () => {
@@ -639,7 +642,8 @@ describe('classifyPairs: the whole run', () => {
       alertable: false,
       severity: 'critical',
       dropPercent: 75,
-      significance: 15,
+      // Its last numbers, against day 7 back: (400 - 100) / sqrt(400 + 100).
+      significance: 300 / Math.sqrt(500),
       quietRuns: 1,
     });
     expect(result.pairs[0]?.figures).toBeUndefined();
@@ -700,5 +704,72 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
     expect(results.every((r) => r.pairs.every((p) => p.mayStillBeDepressed === undefined))).toBe(
       true,
     );
+  });
+});
+
+describe('classifyPairs: an active pair stays alertable under minBaselineClicks', () => {
+  const run = (active: Map<string, ActivePair>, entries: IspTrend[], day: number) =>
+    classifyPairs({ asOf: addDays(DAY1, day), entries, active, settings: SETTINGS, silences: [] });
+
+  it('a reported pair whose comparison day dipped under the floor is ongoing, not quiet', () => {
+    const first = run(new Map(), [entry(DOMAIN, ISP, { baseline: 60, yesterday: 0 })], 0);
+    expect(first.pairs[0]?.class).toBe('new');
+    const history = applyChanges(new Map(), first);
+    const second = run(history, [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 1);
+    expect(second.pairs[0]).toMatchObject({ class: 'ongoing', alertable: true, quietRuns: 0 });
+  });
+
+  it('the same numbers do not make a pair nobody was told about new', () => {
+    const result = run(new Map(), [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 0);
+    expect(result.pairs).toHaveLength(0);
+    expect(result.belowThreshold).toBe(1);
+  });
+});
+
+describe('classifyPairs: an ISP joining a domain that is already reported down', () => {
+  const down = (isps: string[], baseline = 300) =>
+    isps.map((isp) => entry(DOMAIN, isp, { baseline, yesterday: 0 }));
+  const six = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+  function twoDays(dayTwo: IspTrend[]) {
+    const first = classifyPairs({
+      asOf: DAY1,
+      entries: [...down(six), ...down(['late'], 40)],
+      active: new Map(),
+      settings: SETTINGS,
+      silences: [],
+    });
+    const history = applyChanges(new Map(), first);
+    const second = classifyPairs({
+      asOf: addDays(DAY1, 1),
+      entries: dayTwo,
+      active: history,
+      settings: SETTINGS,
+      silences: [],
+    });
+    return { first, second };
+  }
+
+  it('is ongoing (reported with its domain), and active from now on', () => {
+    const { first, second } = twoDays([...down(six), ...down(['late'], 60)]);
+    expect(first.counts.new).toBe(6);
+    expect(first.domains[0]?.headline).toBe(true);
+    const late = second.pairs.find((p) => p.isp === 'late');
+    expect(late).toMatchObject({ class: 'ongoing', alertable: true });
+    expect(second.counts).toMatchObject({ new: 0, ongoing: 7 });
+    expect(second.changes.upsert.map((p) => p.isp)).toContain('late');
+  });
+
+  it('is new when the domain is no longer a headline (the others recovered)', () => {
+    const { second } = twoDays(down(['late'], 60));
+    expect(second.pairs.find((p) => p.isp === 'late')?.class).toBe('new');
+  });
+
+  it('is new in another domain', () => {
+    const { second } = twoDays([
+      ...down(six),
+      entry(DOMAIN + 1, 'late', { baseline: 60, yesterday: 0 }),
+    ]);
+    expect(second.pairs.find((p) => p.isp === 'late')?.class).toBe('new');
   });
 });

@@ -1,0 +1,69 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SIGNIFICANCE_RULES } from '../../src/monitor/significance.js';
+import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
+
+/**
+ * `npm run quality`: the alert-quality simulation (docs/alert-quality.md) with default
+ * settings over the default seeds; prints a summary and writes bench/quality.json.
+ * `npm run quality -- --compare` also runs every significance rule of SIGNIFICANCE_RULES at
+ * several minSignificance values and prints one line each (not written).
+ */
+
+function line(label: string, report: QualityReport): string {
+  const shape = (name: string): string => {
+    const s = report.shapes.find((x) => x.shape === name);
+    return s
+      ? `${s.medianDelay ?? '-'}/${s.maxDelay ?? '-'}${s.missed ? ` (${s.missed} missed)` : ''}`
+      : '-';
+  };
+  return [
+    label.padEnd(28),
+    `noise ${report.noiseEmailsPer60DaysPerNetwork.toFixed(2).padStart(5)}/60d/net`,
+    `quiet-day ${String(report.quietDayEmails).padStart(3)}`,
+    `noise pairs ${String(report.noisePairEvents).padStart(4)}`,
+    `slide median ${report.slide.median ?? '-'}`,
+    `filter ${shape('isp-filter')}`,
+    `domain ${shape('domain-down')}`,
+    `low-vol ${shape('low-volume')}`,
+    `weekend ${shape('weekend-dip')}`,
+  ].join('  ');
+}
+
+function summary(report: QualityReport): string {
+  const rows = report.shapes.map(
+    (s) =>
+      `  ${s.shape.padEnd(16)} ${String(s.incidents).padStart(3)} incidents  ` +
+      `delay median ${String(s.medianDelay ?? '-').padStart(3)} max ${String(s.maxDelay ?? '-').padStart(3)}  ` +
+      `first day ${(s.firstDayShare * 100).toFixed(0).padStart(3)}%  missed ${s.missed}  ` +
+      `over budget ${s.overBudget}  split starts ${s.splitStarts}`,
+  );
+  return [
+    `alert quality: ${report.seeds.length} seeds, ${report.networks} networks x ${report.days / report.networks} days`,
+    `  e-mails ${report.emails}, noise e-mails ${report.noiseEmails} ` +
+      `(${report.noiseEmailsPer60DaysPerNetwork} per 60 days per network), ` +
+      `on quiet days ${report.quietDayEmails} of ${report.quietDays} quiet days, ` +
+      `noise pair events ${report.noisePairEvents}`,
+    `  slide median delay per seed ${JSON.stringify(report.slide.perSeed)}, median ${report.slide.median}`,
+    ...rows,
+  ].join('\n');
+}
+
+function main(argv: string[]): void {
+  if (argv.includes('--compare')) {
+    for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {
+      for (const minSignificance of [2, 2.5, 3, 3.5, 4]) {
+        const report = runQuality({ ...DEFAULT_OPTIONS, rule, settings: { minSignificance } });
+        console.log(line(`${name} >= ${minSignificance}`, report));
+      }
+    }
+    return;
+  }
+  const report = runQuality(DEFAULT_OPTIONS);
+  console.log(summary(report));
+  const out = fileURLToPath(new URL('../../../bench/quality.json', import.meta.url));
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written ${out}`);
+}
+
+main(process.argv.slice(2));

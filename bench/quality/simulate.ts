@@ -1,0 +1,319 @@
+import type { AlertSettings } from '../../src/config/schema.js';
+import { alertsSchema } from '../../src/config/schema.js';
+import { isoDateOfDay } from '../../src/dates.js';
+import { classifyPairs, isEmailedClass } from '../../src/monitor/classify.js';
+import type { SignificanceRule } from '../../src/monitor/significance.js';
+import type { ActivePair, PairClass } from '../../src/monitor/types.js';
+import {
+  buildNetwork,
+  INCIDENT_SHAPES,
+  listedEntries,
+  SIM_DAYS,
+  type Incident,
+  type IncidentShape,
+  type SimNetwork,
+} from './model.js';
+import { Random } from './random.js';
+
+/**
+ * Runs the monitor's real classification and lifecycle (`classifyPairs`, the same pure function
+ * the traffic-check job calls) over simulated networks day by day, and scores the e-mails it
+ * would send against the incidents that were injected. One e-mail per network per run, sent
+ * when an e-mailed class is non-empty: the rule the alert renderer applies.
+ */
+
+export interface QualityOptions {
+  seeds: number[];
+  /** Networks with incidents per seed. */
+  incidentNetworks: number;
+  /** Networks without any incident per seed (every day of them is a quiet day). */
+  quietNetworks: number;
+  settings?: Partial<AlertSettings>;
+  rule?: SignificanceRule;
+}
+
+export const DEFAULT_OPTIONS: QualityOptions = {
+  seeds: [1, 2, 3, 4, 5, 6, 7, 8],
+  incidentNetworks: 2,
+  quietNetworks: 1,
+};
+
+export interface IncidentResult {
+  seed: number;
+  network: string;
+  shape: IncidentShape;
+  pairs: number;
+  /** Weekday clicks of its smallest pair. */
+  minVolume: number;
+  start: number;
+  /** Days of the incident the monitor had seen when it first e-mailed it (1 = its first day). */
+  delay: number | null;
+  emails: number;
+  /** E-mails carrying a new or worse event of its pairs. */
+  startEmails: number;
+  reminders: number;
+  clears: number;
+  /** E-mails beyond start + one reminder per renotifyAfterDays + clear. */
+  excess: number;
+}
+
+export interface SeedResult {
+  seed: number;
+  networks: number;
+  days: number;
+  emails: number;
+  noiseEmails: number;
+  quietDays: number;
+  quietDayEmails: number;
+  /** Pair events (new, worse, reminder, cleared) of pairs in no incident. */
+  noisePairEvents: number;
+  incidents: IncidentResult[];
+}
+
+interface EmailRecord {
+  asOf: number;
+  events: Array<{ key: string; pairClass: PairClass }>;
+}
+
+export function simulateNetwork(
+  network: SimNetwork,
+  settings: AlertSettings,
+  rule: SignificanceRule | undefined,
+): EmailRecord[] {
+  let active = new Map<string, ActivePair>();
+  const emails: EmailRecord[] = [];
+  for (let asOf = 1; asOf <= SIM_DAYS; asOf++) {
+    const classification = classifyPairs({
+      asOf: isoDateOfDay(network.day0 + asOf),
+      entries: listedEntries(network, asOf),
+      active,
+      settings,
+      silences: [],
+      rule,
+    });
+    const next = new Map(active);
+    for (const key of classification.changes.remove) next.delete(key);
+    for (const pair of classification.changes.upsert) {
+      next.set(`${pair.domainId}:${pair.isp}`, pair);
+    }
+    active = next;
+    const events = classification.pairs
+      .filter((p) => isEmailedClass(p.class, settings))
+      .map((p) => ({ key: p.key, pairClass: p.class }));
+    if (events.length > 0) emails.push({ asOf, events });
+  }
+  return emails;
+}
+
+/**
+ * The as-of days on which an incident may rightly be in an e-mail: from the first run that sees
+ * it until its pairs have had time to clear after it ended (a block for good leaves the API's
+ * list 7 days after it began: the comparison day is then inside it).
+ */
+function incidentWindow(incident: Incident, settings: AlertSettings): [number, number] {
+  const lastSeen = Number.isFinite(incident.end) ? incident.end + 1 : SIM_DAYS;
+  const last =
+    incident.shape === 'permanent-block'
+      ? incident.start + 8 + settings.clearAfterRuns
+      : lastSeen + settings.clearAfterRuns + 1;
+  return [incident.start + 1, last];
+}
+
+function score(
+  seed: number,
+  network: SimNetwork,
+  emails: EmailRecord[],
+  settings: AlertSettings,
+): Omit<SeedResult, 'seed' | 'networks' | 'days'> {
+  const windows = network.incidents.map((incident) => incidentWindow(incident, settings));
+  const owner = (key: string, asOf: number): number =>
+    network.incidents.findIndex((incident, i) => {
+      const [from, to] = windows[i] as [number, number];
+      return incident.pairs.includes(key) && asOf >= from && asOf <= to;
+    });
+  const quiet = (asOf: number): boolean => windows.every(([from, to]) => asOf < from || asOf > to);
+
+  let noiseEmails = 0;
+  let quietDayEmails = 0;
+  let noisePairEvents = 0;
+  const perIncident = network.incidents.map(() => ({
+    first: null as number | null,
+    emails: 0,
+    startEmails: 0,
+    reminders: 0,
+    clears: 0,
+    lastStart: 0,
+  }));
+  for (const email of emails) {
+    const touched = new Map<number, Set<PairClass>>();
+    for (const event of email.events) {
+      const i = owner(event.key, email.asOf);
+      if (i < 0) {
+        noisePairEvents++;
+        continue;
+      }
+      let classes = touched.get(i);
+      if (!classes) touched.set(i, (classes = new Set()));
+      classes.add(event.pairClass);
+    }
+    if (touched.size === 0) noiseEmails++;
+    if (quiet(email.asOf)) quietDayEmails++;
+    for (const [i, classes] of touched) {
+      const tally = perIncident[i] as (typeof perIncident)[number];
+      tally.emails++;
+      tally.first ??= email.asOf;
+      if (classes.has('new') || classes.has('worse')) tally.startEmails++;
+      else if (classes.has('reminder')) tally.reminders++;
+      else if (classes.has('cleared')) tally.clears++;
+    }
+  }
+  let quietDays = 0;
+  for (let asOf = 1; asOf <= SIM_DAYS; asOf++) if (quiet(asOf)) quietDays++;
+
+  const incidents = network.incidents.map((incident, i): IncidentResult => {
+    const tally = perIncident[i] as (typeof perIncident)[number];
+    const emailed = emails.filter((e) => e.events.some((ev) => owner(ev.key, e.asOf) === i));
+    const span = emailed.length > 0 ? (emailed.at(-1)?.asOf ?? 0) - (emailed[0]?.asOf ?? 0) : 0;
+    const allowed =
+      1 + (settings.renotifyAfterDays > 0 ? Math.floor(span / settings.renotifyAfterDays) : 0) + 1;
+    return {
+      seed,
+      network: network.name,
+      shape: incident.shape,
+      pairs: incident.pairs.length,
+      minVolume: Math.round(incident.minVolume),
+      start: incident.start,
+      delay: tally.first === null ? null : tally.first - incident.start,
+      emails: tally.emails,
+      startEmails: tally.startEmails,
+      reminders: tally.reminders,
+      clears: tally.clears,
+      excess: Math.max(0, tally.emails - allowed),
+    };
+  });
+  return {
+    emails: emails.length,
+    noiseEmails,
+    quietDays,
+    quietDayEmails,
+    noisePairEvents,
+    incidents,
+  };
+}
+
+export function simulateSeed(seed: number, options: QualityOptions): SeedResult {
+  const settings = alertsSchema.parse(options.settings ?? {});
+  const rng = new Random(seed * 7919 + 17);
+  const result: SeedResult = {
+    seed,
+    networks: 0,
+    days: 0,
+    emails: 0,
+    noiseEmails: 0,
+    quietDays: 0,
+    quietDayEmails: 0,
+    noisePairEvents: 0,
+    incidents: [],
+  };
+  const total = options.incidentNetworks + options.quietNetworks;
+  for (let n = 0; n < total; n++) {
+    const withIncidents = n < options.incidentNetworks;
+    const network = buildNetwork(rng, `net${n + 1}`, withIncidents);
+    const scored = score(seed, network, simulateNetwork(network, settings, options.rule), settings);
+    result.networks++;
+    result.days += SIM_DAYS;
+    result.emails += scored.emails;
+    result.noiseEmails += scored.noiseEmails;
+    result.quietDays += scored.quietDays;
+    result.quietDayEmails += scored.quietDayEmails;
+    result.noisePairEvents += scored.noisePairEvents;
+    result.incidents.push(...scored.incidents);
+  }
+  return result;
+}
+
+export interface ShapeSummary {
+  shape: IncidentShape;
+  incidents: number;
+  missed: number;
+  medianDelay: number | null;
+  maxDelay: number | null;
+  firstDayShare: number;
+  /** Incidents that sent more than start + reminders + clear. */
+  overBudget: number;
+  /** Incidents whose start took more than one e-mail. */
+  splitStarts: number;
+}
+
+export interface QualityReport {
+  seeds: number[];
+  settings: AlertSettings;
+  networks: number;
+  days: number;
+  emails: number;
+  noiseEmails: number;
+  noiseEmailsPer60DaysPerNetwork: number;
+  quietDays: number;
+  quietDayEmails: number;
+  noisePairEvents: number;
+  shapes: ShapeSummary[];
+  /** The slide's median delay per seed, and the median of those. */
+  slide: { perSeed: Array<number | null>; median: number | null };
+  perSeed: Array<Omit<SeedResult, 'incidents'>>;
+  incidents: IncidentResult[];
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+export function runQuality(options: QualityOptions = DEFAULT_OPTIONS): QualityReport {
+  const settings = alertsSchema.parse(options.settings ?? {});
+  const seeds = options.seeds.map((seed) => simulateSeed(seed, options));
+  const incidents = seeds.flatMap((s) => s.incidents);
+  const sum = (f: (s: SeedResult) => number): number => seeds.reduce((a, s) => a + f(s), 0);
+  const networks = sum((s) => s.networks);
+  const days = sum((s) => s.days);
+  const noiseEmails = sum((s) => s.noiseEmails);
+  const shapes = INCIDENT_SHAPES.map((shape): ShapeSummary => {
+    const of = incidents.filter((i) => i.shape === shape);
+    const delays = of.flatMap((i) => (i.delay === null ? [] : [i.delay]));
+    return {
+      shape,
+      incidents: of.length,
+      missed: of.length - delays.length,
+      medianDelay: median(delays),
+      maxDelay: delays.length > 0 ? Math.max(...delays) : null,
+      firstDayShare: of.length > 0 ? of.filter((i) => i.delay === 1).length / of.length : 0,
+      overBudget: of.filter((i) => i.excess > 0).length,
+      splitStarts: of.filter((i) => i.startEmails > 1).length,
+    };
+  });
+  const slidePerSeed = seeds.map((s) =>
+    median(s.incidents.filter((i) => i.shape === 'slide').map((i) => i.delay ?? SIM_DAYS)),
+  );
+  return {
+    seeds: options.seeds,
+    settings,
+    networks,
+    days,
+    emails: sum((s) => s.emails),
+    noiseEmails,
+    noiseEmailsPer60DaysPerNetwork: Math.round(((noiseEmails * 60) / days) * 1000) / 1000,
+    quietDays: sum((s) => s.quietDays),
+    quietDayEmails: sum((s) => s.quietDayEmails),
+    noisePairEvents: sum((s) => s.noisePairEvents),
+    shapes,
+    slide: {
+      perSeed: slidePerSeed,
+      median: median(slidePerSeed.flatMap((d) => (d === null ? [] : [d]))),
+    },
+    perSeed: seeds.map(({ incidents: _incidents, ...rest }) => rest),
+    incidents,
+  };
+}
