@@ -37,7 +37,9 @@ export type ThmErrorCode =
   /** A job or check that did not finish in time (e.g. `thm run --wait --timeout`). */
   | 'THM_TIMEOUT'
   /** Redis unreachable or a store invariant broken. */
-  | 'THM_STORE';
+  | 'THM_STORE'
+  /** A bug: an error that is none of the above (a plain Error, or a broken invariant). */
+  | 'THM_INTERNAL';
 
 export interface ThmErrorOptions {
   retryable?: boolean;

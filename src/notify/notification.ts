@@ -3,15 +3,13 @@ import type { IsoDate } from '../monitor/types.js';
 import { headerValue } from './render/format.js';
 import type { Notification, NotificationKind, RenderedEmail } from './types.js';
 
-export { pairEvents } from './render/alert.js';
-
 export interface BuildNotificationInput {
   networkId: string;
   kind: NotificationKind;
   asOf: IsoDate;
   to: string[];
   email: RenderedEmail;
-  /** The events it carries: `class|pairKey` for alerts (see pairEvents); any stable strings for other kinds. */
+  /** The events it carries: `class|pairKey` for alerts (pairEvents, src/monitor/decide.ts); any stable strings for other kinds. */
   events: string[];
   /** mail.from: its domain becomes the Message-ID's right-hand side. */
   from: string;

@@ -1,7 +1,7 @@
+import type { NotificationKind } from '../monitor/decide.js';
 import type { IsoDate } from '../monitor/types.js';
 
-export type NotificationKind =
-  'alert' | 'problem' | 'restored' | 'premium-lost' | 'premium-regained' | 'invoice';
+export type { NotificationKind };
 
 /** A rendered e-mail: what the sender hands to nodemailer, nothing more. */
 export interface RenderedEmail {

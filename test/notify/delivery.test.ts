@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { SmtpError } from '../../src/errors.js';
 import { createLogger, silentLogger, type Logger } from '../../src/log.js';
-import { buildNotification, pairEvents } from '../../src/notify/notification.js';
+import { pairEvents } from '../../src/monitor/decide.js';
+import { buildNotification } from '../../src/notify/notification.js';
 import { renderAlertEmail } from '../../src/notify/render/alert.js';
 import {
   classificationOf,
@@ -66,7 +67,7 @@ function alertNotification(
     asOf: '2026-11-21',
     to: TO,
     email,
-    events: [...pairEvents(input.classification, true), `test|${tag}`],
+    events: [...pairEvents(input.classification, { notifyCleared: true }), `test|${tag}`],
     from: FROM,
     now: options.now ?? Date.UTC(2026, 10, 21, 7, 0),
   });

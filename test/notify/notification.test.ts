@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildNotification, messageIdDomain, pairEvents } from '../../src/notify/notification.js';
-import { classificationOf, examplePair } from '../../src/notify/render/example.js';
-import type { PairClass } from '../../src/monitor/types.js';
+import { buildNotification, messageIdDomain } from '../../src/notify/notification.js';
 
 const email = { subject: 'S', text: 'T', html: '<p>H</p>' };
 const base = {
@@ -63,26 +61,5 @@ describe('messageIdDomain', () => {
     ['x <a@bad domain>', 'traffic-health.invalid'],
   ])('%s -> %s', (from, domain) => {
     expect(messageIdDomain(from)).toBe(domain);
-  });
-});
-
-describe('pairEvents', () => {
-  const classes: PairClass[] = ['new', 'worse', 'reminder', 'ongoing', 'cleared', 'silenced'];
-  const pairs = classes.map((cls, i) =>
-    examplePair({
-      domainId: i,
-      domainUrl: 'https://x.example',
-      isp: `ISP${i}`,
-      class: cls,
-      firstSeen: '2026-11-21',
-    }),
-  );
-  const classification = classificationOf('2026-11-21', pairs);
-
-  it.each([
-    [true, ['new|0|ISP0', 'worse|1|ISP1', 'reminder|2|ISP2', 'cleared|4|ISP4']],
-    [false, ['new|0|ISP0', 'worse|1|ISP1', 'reminder|2|ISP2']],
-  ])('notifyCleared %s', (notifyCleared, expected) => {
-    expect(pairEvents(classification, notifyCleared)).toEqual(expected);
   });
 });

@@ -93,17 +93,6 @@ interface DomainGroup {
   ispsAffected: number;
 }
 
-/** The pair events an alert e-mail carries: `class|pairKey` of every e-mailed pair. */
-export function pairEvents(classification: Classification, notifyCleared: boolean): string[] {
-  const events: string[] = [];
-  for (const pair of classification.pairs) {
-    if (DECLINING_CLASSES.has(pair.class) || (notifyCleared && pair.class === 'cleared')) {
-      events.push(`${pair.class}|${pair.key}`);
-    }
-  }
-  return events;
-}
-
 /** Returns undefined when no e-mailed class has a pair: then no e-mail is sent. */
 export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefined {
   const maxListed = Math.max(1, input.maxPairsListed ?? DEFAULT_MAX_PAIRS_LISTED);
