@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HAS_INVISIBLE_CHARS } from '../unicode.js';
 
 /**
  * One mailbox as a header shows it: `a@b.example`, `<a@b.example>` or `Display Name
@@ -10,9 +11,6 @@ import { z } from 'zod';
 /** C0 and C1 control characters (CR, LF, NUL, ...), never allowed in a header value. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** Bidi overrides and isolates, zero-width and other invisible format characters. */
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 const MAILBOX =
   /^\s*(?:(?<name>"(?:[^"\\]|\\.)*"|[^"<>@,;:\\]*?)\s*<(?<angled>[^<>\s]+)>|(?<bare>[^<>\s",;:]+))\s*$/;
@@ -32,7 +30,7 @@ export function mailboxProblem(value: string): string | undefined {
 /** Why a display text (a network's name) cannot go into a subject line, or undefined. */
 export function displayTextProblem(value: string): string | undefined {
   if (CONTROL.test(value)) return 'must be one line (no CR, LF or other control characters)';
-  if (INVISIBLE.test(value))
+  if (HAS_INVISIBLE_CHARS.test(value))
     return 'must not contain invisible or bidirectional control characters';
   return undefined;
 }

@@ -6,6 +6,7 @@ import { CHECKS_QUEUE, type CheckKind } from '../../src/jobs/names.js';
 import type { CheckOutcome } from '../../src/jobs/traffic-check.js';
 import { startWorker, type RunningWorker, type StartWorkerOptions } from '../../src/jobs/worker.js';
 import { silentLogger, type Logger } from '../../src/log.js';
+import type { Scenario } from '../../src/sandbox/index.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
 import { startTestSandbox, TEST_HTTP, type TestSandbox } from '../harness/sandbox.js';
 import { startSmtp, type TestSmtp } from '../harness/smtp.js';
@@ -39,11 +40,13 @@ export async function startJobStack(
     smtpAuth?: { user: string; pass: string };
     /** Config entries (networks[]) instead of one per sandbox network in `networks`. */
     rawNetworks?: (sbx: TestSandbox) => Array<Record<string, unknown>>;
+    /** The sandbox's scenario; default the demo story. */
+    scenario?: Scenario;
   } = {},
 ): Promise<JobStack> {
   const redis = await startRedis();
   const smtp = await startSmtp(options.smtpAuth ? { auth: options.smtpAuth } : {});
-  const sbx = await startTestSandbox();
+  const sbx = await startTestSandbox(options.scenario);
   const prefix = `t${Math.random().toString(36).slice(2, 8)}`;
   const names: Record<string, string> = { acme: 'Acme Network', globex: 'Globex Partners' };
   const config = parseConfig(

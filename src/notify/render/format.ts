@@ -1,8 +1,16 @@
+import { HAS_INVISIBLE_CHARS, codePointName, revealInvisible } from '../../unicode.js';
+
 /**
  * Text helpers shared by every e-mail kind: escaping, header-safe strings, cutting long API
  * strings, numbers and shell quoting. Pure and cheap: they run inside the timed path of a
  * traffic-check, once per listed pair, so escaping is one regex pass and formatters are created
  * once.
+ *
+ * Hostile text: everything shown passes through `oneLine` (display text, headers) or
+ * `escapeHtml`, and both make bidi controls and invisible characters visible as `<U+202E>`
+ * (src/unicode.ts), so no API string can reorder or hide what a reader sees. Lengths are cut
+ * (`displayText`), an over-long URL is not linked (`safeHref`), and a URL's host is shown in
+ * its ASCII (punycode) form when it is not plain ASCII, so a look-alike host reads as one.
  */
 
 const HTML_ENTITIES: Record<string, string> = {
@@ -16,11 +24,15 @@ const HTML_SPECIAL = /[&<>"']/g;
 /* Non-global twins for the cheap "anything to do?" test: a /g regex's test() is stateful. */
 const HAS_HTML_SPECIAL = /[&<>"']/;
 
-/** Escapes text for HTML element content and double- or single-quoted attribute values. */
+/**
+ * Escapes text for HTML element content and double- or single-quoted attribute values; bidi
+ * and invisible characters become a visible `<U+...>`.
+ */
 export function escapeHtml(value: string): string {
-  return HAS_HTML_SPECIAL.test(value)
-    ? value.replace(HTML_SPECIAL, (c) => HTML_ENTITIES[c] ?? c)
-    : value;
+  const shown = revealInvisible(value);
+  return HAS_HTML_SPECIAL.test(shown)
+    ? shown.replace(HTML_SPECIAL, (c) => HTML_ENTITIES[c] ?? c)
+    : shown;
 }
 
 /*
@@ -34,11 +46,14 @@ const HAS_CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**
  * One line of printable text: control characters (CR, LF, tabs, escapes) become a single space
- * and the result is trimmed. Every API string passes through this before it reaches a header, a
- * table cell or a line of the text part, so `"Comcast\r\nBcc: x@evil"` cannot add a header.
+ * and the result is trimmed; bidi and invisible characters become a visible `<U+...>`. Every API
+ * string passes through this before it reaches a header, a table cell or a line of the text
+ * part, so `"Comcast\r\nBcc: x@evil"` cannot add a header and `"\u202Emoc.emca"` cannot pass
+ * for `acme.com`.
  */
 export function oneLine(value: string): string {
-  return HAS_CONTROL_CHARS.test(value) ? value.replace(CONTROL_CHARS, ' ').trim() : value;
+  const shown = revealInvisible(value);
+  return HAS_CONTROL_CHARS.test(shown) ? shown.replace(CONTROL_CHARS, ' ').trim() : shown;
 }
 
 /**
@@ -52,9 +67,34 @@ export function truncate(value: string, max: number): string {
   return `${points.slice(0, Math.max(1, max - 1)).join('')}…`;
 }
 
-/** Display form of an API string: one line, cut to `max`. Not escaped. */
+/**
+ * Display form of an API string: one line, cut to `max`, an http(s) URL with its host in ASCII.
+ * Not escaped.
+ */
 export function displayText(value: string, max: number): string {
-  return truncate(oneLine(value), max);
+  return truncate(oneLine(asciiHost(value)), max);
+}
+
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
+const URL_PARTS = /^(https?:\/\/)([^/?#\s]*)([\s\S]*)$/i;
+
+/**
+ * An http(s) URL whose host is not plain ASCII, shown with the host as the URL parser (and so
+ * the browser) resolves it: `https://аcme.com/x` (a Cyrillic а) reads `https://xn--cme-5cd.com/x`.
+ * Anything else comes back as it was.
+ */
+export function asciiHost(value: string): string {
+  if (!NON_ASCII.test(value)) return value;
+  const parts = URL_PARTS.exec(value);
+  if (!parts || !NON_ASCII.test(parts[2] ?? '')) return value;
+  const [, scheme = '', authority = '', rest = ''] = parts;
+  try {
+    const url = new URL(`${scheme}${authority}/`);
+    const user = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+    return `${scheme}${user}${url.host}${rest}`;
+  } catch {
+    return value;
+  }
 }
 
 /** Longest ISP name, domain URL and network name shown before cutting. */
@@ -65,6 +105,8 @@ export const MAX_NAME_CHARS = 80;
 export const MAX_MESSAGE_CHARS = 500;
 /** RFC 5322 recommends 78; the subject is folded by nodemailer, but people read it in a list. */
 export const MAX_SUBJECT_CHARS = 200;
+/** Longer URLs are shown (cut) but not linked: no 100 KB href in every copy of a domain. */
+export const MAX_HREF_CHARS = 2_048;
 
 /** A header value: one line, cut. nodemailer encodes non-ASCII itself. */
 export function headerValue(value: string, max = MAX_SUBJECT_CHARS): string {
@@ -76,9 +118,10 @@ export function headerValue(value: string, max = MAX_SUBJECT_CHARS): string {
  * garbage) is shown as text and never linked.
  */
 export function safeHref(value: string): string | undefined {
-  if (!/^https?:\/\/[^\s]+$/i.test(value)) return undefined;
+  if (value.length > MAX_HREF_CHARS || !/^https?:\/\/[^\s]+$/i.test(value)) return undefined;
   try {
     const url = new URL(value);
+    if (url.href.length > MAX_HREF_CHARS) return undefined;
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
   } catch {
     return undefined;
@@ -147,11 +190,13 @@ export function formatDuration(ms: number): string {
 
 /**
  * Quotes a word for a POSIX shell so the user can paste the line. Plain single quotes for
- * printable text; ANSI-C `$'...'` when the value holds control characters, so an ISP name with
- * a newline still round-trips exactly (silences match the ISP exactly as sent).
+ * printable text; ANSI-C `$'...'` when the value holds control, bidi or invisible characters,
+ * each written as an escape (`\u202e`): an ISP name with a newline still round-trips exactly
+ * (silences match the ISP exactly as sent), and the line a reader sees is the line they copy.
  */
 export function shellQuote(value: string): string {
-  if (!HAS_CONTROL_CHARS.test(value)) return `'${value.replace(/'/g, `'\\''`)}'`;
+  if (!HAS_CONTROL_CHARS.test(value) && !HAS_INVISIBLE_CHARS.test(value))
+    return `'${value.replace(/'/g, `'\\''`)}'`;
   const body = Array.from(value, (c) => {
     const code = c.codePointAt(0) ?? 0;
     if (c === '\\' || c === "'") return `\\${c}`;
@@ -159,6 +204,10 @@ export function shellQuote(value: string): string {
       return code <= 0xff
         ? `\\x${code.toString(16).padStart(2, '0')}`
         : `\\u${code.toString(16).padStart(4, '0')}`;
+    }
+    if (HAS_INVISIBLE_CHARS.test(c)) {
+      const hex = codePointName(c).slice(2).toLowerCase();
+      return hex.length <= 4 ? `\\u${hex}` : `\\U${hex.padStart(8, '0')}`;
     }
     return c;
   }).join('');
