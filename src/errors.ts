@@ -34,6 +34,10 @@ export type ThmErrorCode =
   | 'THM_SMTP_REJECTED'
   /** SMTP 4xx or a connection problem: worth retrying. */
   | 'THM_SMTP_TRANSIENT'
+  /** A channel endpoint (webhook, Slack) answered 4xx other than 408/429: not worth retrying. */
+  | 'THM_CHANNEL_REJECTED'
+  /** A channel endpoint's 5xx, 408, 429, timeout or connection error: worth retrying. */
+  | 'THM_CHANNEL_TRANSIENT'
   /** A job or check that did not finish in time (e.g. `thm run --wait --timeout`). */
   | 'THM_TIMEOUT'
   /** Redis unreachable or a store invariant broken. */
@@ -106,6 +110,21 @@ export class SmtpError extends ThmError {
   ) {
     super(code, message, { ...options, retryable: code === 'THM_SMTP_TRANSIENT' });
     this.name = 'SmtpError';
+  }
+}
+
+/** A post to a channel endpoint that did not succeed. `retryAfterMs`: its Retry-After. */
+export class ChannelError extends ThmError {
+  readonly retryAfterMs?: number;
+
+  constructor(
+    code: 'THM_CHANNEL_REJECTED' | 'THM_CHANNEL_TRANSIENT',
+    message: string,
+    options: ThmErrorOptions & { retryAfterMs?: number } = {},
+  ) {
+    super(code, message, { ...options, retryable: code === 'THM_CHANNEL_TRANSIENT' });
+    this.name = 'ChannelError';
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

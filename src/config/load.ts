@@ -3,9 +3,13 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import type { ChannelConfig } from '../notify/channels/types.js';
 import {
+  channelNames,
   configSchema,
+  endpointProblem,
   type AlertSettings,
+  type ParsedChannel,
   type ParsedConfig,
   type ParsedNetwork,
 } from './schema.js';
@@ -16,16 +20,18 @@ import { Secret, redactUrl } from './secret.js';
  * and every secret resolved into a `Secret`. Nothing downstream reads the environment or the
  * key files again.
  */
-export interface NetworkConfig extends Omit<ParsedNetwork, 'name'> {
+export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels'> {
   name: string;
   /** Resolved from apiKeyEnv or apiKeyFile. */
   apiKey: Secret;
   alerts: AlertSettings;
+  /** Its own channels, else the top-level list; URLs and keys resolved. */
+  channels: ChannelConfig[];
 }
 
 export interface Config extends Omit<
   ParsedConfig,
-  'networks' | 'redis' | 'mail' | 'heartbeat' | 'monitoring'
+  'networks' | 'redis' | 'mail' | 'heartbeat' | 'monitoring' | 'channels'
 > {
   /** Where the config came from, for messages. */
   source: string;
@@ -99,8 +105,9 @@ export function parseConfig(
       ? path.dirname(options.source)
       : (options.cwd ?? process.cwd());
 
+  const { channels: defaultChannels, ...rest } = parsed;
   return {
-    ...parsed,
+    ...rest,
     source,
     logLevel,
     redis: { url: new Secret(parsed.redis.url), prefix: parsed.redis.prefix },
@@ -122,8 +129,83 @@ export function parseConfig(
       ...network,
       name: network.name ?? network.id,
       apiKey: resolveApiKey(network, index, env, baseDir),
+      channels: network.channels
+        ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir)
+        : resolveChannels(defaultChannels, 'channels', env, baseDir),
     })),
   };
+}
+
+/**
+ * Channels with their URLs and signing keys read from the environment or files, as `Secret`s.
+ * A URL from the environment is checked like one in the file (https://, or http:// to a
+ * loopback host), and the error names the variable, never the value.
+ */
+function resolveChannels(
+  channels: readonly ParsedChannel[],
+  where: string,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): ChannelConfig[] {
+  const names = channelNames(channels);
+  return channels.map((channel, j) => {
+    const at = `${where}[${j}]`;
+    const resolved: ChannelConfig = { type: channel.type, name: names[j]! };
+    if (channel.kinds) resolved.kinds = [...channel.kinds];
+    const url =
+      channel.type === 'webhook' && channel.url !== undefined
+        ? channel.url
+        : readSecretSource(at, 'url', channel, env, baseDir);
+    if (url !== undefined) {
+      const problem = endpointProblem(url);
+      if (problem) {
+        // The value may be a secret: name where it came from, not what it is.
+        const field =
+          channel.urlEnv !== undefined
+            ? 'urlEnv'
+            : channel.urlFile !== undefined
+              ? 'urlFile'
+              : 'url';
+        throw new ConfigError(`${at}.${field}: the URL ${problem}`);
+      }
+      resolved.url = new Secret(url);
+    }
+    if (channel.type === 'webhook') {
+      const secret = readSecretSource(at, 'secret', channel, env, baseDir);
+      if (secret !== undefined) resolved.secret = new Secret(secret);
+    }
+    return resolved;
+  });
+}
+
+/** `<what>Env` or `<what>File` of a channel, read and trimmed; undefined when neither is set. */
+function readSecretSource(
+  at: string,
+  what: 'url' | 'secret',
+  channel: Partial<Record<'urlEnv' | 'urlFile' | 'secretEnv' | 'secretFile', string>>,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): string | undefined {
+  const variable = channel[`${what}Env`];
+  if (variable !== undefined) {
+    const value = env[variable]?.trim();
+    if (!value)
+      throw new ConfigError(
+        `${at}.${what}Env: environment variable ${variable} is not set or empty`,
+      );
+    return value;
+  }
+  const file = channel[`${what}File`];
+  if (file === undefined) return undefined;
+  const full = path.resolve(baseDir, file);
+  let value: string;
+  try {
+    value = readFileSync(full, 'utf8').trim();
+  } catch {
+    throw new ConfigError(`${at}.${what}File: cannot read ${full}`);
+  }
+  if (!value) throw new ConfigError(`${at}.${what}File: ${full} is empty`);
+  return value;
 }
 
 /** A YAML section left with only comments in it (`heartbeat:`) parses as null: same as absent. */

@@ -1,5 +1,6 @@
 import cronParser from 'cron-parser';
 import { z } from 'zod';
+import { CHANNEL_NAME, type ChannelType } from '../notify/channels/types.js';
 import { displayText, mailbox } from './mailbox.js';
 
 /**
@@ -48,6 +49,116 @@ const slug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a slug: lower-case letters, digits, - and _');
 
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+/** https://, or http:// to a loopback host (tests, a local relay). */
+export function endpointProblem(value: string): string | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url) return 'not a valid URL';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return 'must be https:// (http is allowed only for loopback hosts)';
+}
+
+export const NOTIFICATION_KINDS = [
+  'alert',
+  'problem',
+  'restored',
+  'premium-lost',
+  'premium-regained',
+  'invoice',
+] as const;
+
+const channelCommon = {
+  /** Unique among the network's channels; default: the type, then type-2, type-3 ... */
+  name: z
+    .string()
+    .regex(CHANNEL_NAME, 'must be a slug of at most 24 characters: a-z, 0-9, - and _')
+    .optional(),
+  /** Kinds posted to the channel; absent: every kind. */
+  kinds: z
+    .array(z.enum(NOTIFICATION_KINDS))
+    .min(1, 'list at least one kind, or leave it out')
+    .optional(),
+  urlEnv: envName.optional(),
+  urlFile: z.string().min(1).optional(),
+};
+
+/**
+ * A channel. URLs that carry a secret (every Slack incoming-webhook URL) come from the
+ * environment or a file, never from the config; with no URL at all the body is written to
+ * `mail.outboxDir` as a `.json` file (as e-mails are without `mail.url`).
+ */
+export const channelSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('webhook'),
+      ...channelCommon,
+      /** A webhook URL that is not a secret may stand in the config. */
+      url: z.string().optional(),
+      /** The key of the HMAC-SHA256 signature (X-Thm-Signature). */
+      secretEnv: envName.optional(),
+      secretFile: z.string().min(1).optional(),
+    })
+    .strict()
+    .superRefine((channel, ctx) => {
+      if (channel.url !== undefined) {
+        const problem = endpointProblem(channel.url);
+        if (problem) ctx.addIssue({ code: 'custom', path: ['url'], message: problem });
+      }
+      const urls = [channel.url, channel.urlEnv, channel.urlFile].filter((v) => v !== undefined);
+      if (urls.length > 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message: 'set at most one of url, urlEnv or urlFile',
+        });
+      const secrets = [channel.secretEnv, channel.secretFile].filter((v) => v !== undefined);
+      if (secrets.length > 1 || (urls.length > 0 && secrets.length === 0))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['secretEnv'],
+          message: 'set exactly one of secretEnv or secretFile (every request is signed)',
+        });
+    }),
+  z
+    .object({
+      type: z.literal('slack'),
+      ...channelCommon,
+      // Named only to refuse it with a reason: an incoming-webhook URL is a secret.
+      url: z.unknown().optional(),
+    })
+    .strict()
+    .superRefine((channel, ctx) => {
+      if (channel.url !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message: 'a Slack webhook URL is a secret: use urlEnv or urlFile',
+        });
+      if (channel.urlEnv !== undefined && channel.urlFile !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['urlEnv'],
+          message: 'set at most one of urlEnv or urlFile',
+        });
+    }),
+]);
+
+/** The channels' names: given, else the type, then `type-2`, `type-3` ... in list order. */
+export function channelNames(
+  channels: ReadonlyArray<{ type: ChannelType; name?: string }>,
+): string[] {
+  const seen = new Map<ChannelType, number>();
+  return channels.map((channel) => {
+    const n = (seen.get(channel.type) ?? 0) + 1;
+    seen.set(channel.type, n);
+    return channel.name ?? (n === 1 ? channel.type : `${channel.type}-${n}`);
+  });
+}
+
 export const alertsSchema = z
   .object({
     /** A pair is alertable only when its clicks 7 days back were at least this. */
@@ -76,14 +187,9 @@ export const networkSchema = z
     /** API base including the version segment, e.g. https://api.example.com/v1. */
     baseUrl: z.url({ message: 'not a valid URL' }).superRefine((value, ctx) => {
       // zod 4 runs refinements even after the URL check failed: parse defensively.
-      const url = URL.canParse(value) ? new URL(value) : undefined;
-      if (!url) return;
-      if (url.protocol === 'https:') return;
-      if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be https:// (http is allowed only for loopback hosts)',
-      });
+      if (!URL.canParse(value)) return;
+      const problem = endpointProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
     /** Name of the environment variable holding the network API key. */
     apiKeyEnv: z
@@ -97,7 +203,10 @@ export const networkSchema = z
       .string()
       .refine(isValidTimeZone, { message: 'not a valid IANA time zone' })
       .default('UTC'),
-    recipients: z.array(email).min(1, 'at least one recipient is required'),
+    /** E-mail recipients; may be empty when the network has a channel. */
+    recipients: z.array(email).default([]),
+    /** The network's channels; absent: the top-level `channels` list. */
+    channels: z.array(channelSchema).optional(),
     trafficCheck: z
       .object({
         cron: cron.default('0 7 * * *'),
@@ -253,12 +362,38 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The channels of every network that has no `channels` of its own. */
+    channels: z.array(channelSchema).default([]),
     networks: z.array(networkSchema).min(1, 'at least one network is required'),
   })
   .strict()
   .superRefine((config, ctx) => {
+    const checkNames = (
+      channels: ReadonlyArray<{ type: ChannelType; name?: string }>,
+      path: (string | number)[],
+    ) => {
+      const first = new Map<string, number>();
+      channelNames(channels).forEach((name, j) => {
+        const earlier = first.get(name);
+        if (earlier === undefined) first.set(name, j);
+        else
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, j, 'name'],
+            message: `duplicate channel name "${name}" (also channel ${earlier} of the list): give each its own name`,
+          });
+      });
+    };
+    checkNames(config.channels, ['channels']);
     const seen = new Map<string, number>();
     config.networks.forEach((network, index) => {
+      if (network.channels) checkNames(network.channels, ['networks', index, 'channels']);
+      if (network.recipients.length === 0 && (network.channels ?? config.channels).length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['networks', index, 'recipients'],
+          message: 'at least one recipient is required (or a channel)',
+        });
       const first = seen.get(network.id);
       if (first !== undefined) {
         ctx.addIssue({
@@ -276,3 +411,4 @@ export type RawConfig = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedNetwork = z.output<typeof networkSchema>;
 export type AlertSettings = z.output<typeof alertsSchema>;
+export type ParsedChannel = z.output<typeof channelSchema>;

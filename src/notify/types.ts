@@ -1,5 +1,6 @@
 import type { NotificationKind } from '../monitor/decide.js';
 import type { IsoDate } from '../monitor/types.js';
+import type { ChannelDelivery } from './channels/types.js';
 
 export type { NotificationKind };
 
@@ -38,10 +39,18 @@ export interface Notification extends RenderedEmail {
  */
 export type OutboxNotification = Omit<Notification, 'events'>;
 
+/** What one outbox entry delivers: an e-mail, or one notification to one channel. */
+export type OutboxItem = OutboxNotification | ChannelDelivery;
+
+export function isChannelDelivery(item: OutboxItem): item is ChannelDelivery {
+  return 'channel' in item;
+}
+
 export type DeliveryState = 'pending' | 'sent' | 'failed';
 
 export interface OutboxEntry {
-  notification: OutboxNotification;
+  /** The e-mail, or the channel delivery (isChannelDelivery). */
+  notification: OutboxItem;
   state: DeliveryState;
   attempts: number;
   /** Last error (SMTP reply) while pending or failed. */
@@ -75,7 +84,7 @@ export interface OutboxStore {
   recordAttempt(id: string, error: string, nextAttemptAt: number): Promise<void>;
   /** Only after the SMTP server accepted the message (or it was written to the outbox dir). */
   markSent(id: string, at: number): Promise<void>;
-  /** A permanent refusal (SMTP 5xx): kept, visible in `thm status`, never retried. */
+  /** A permanent refusal (SMTP 5xx, a channel's 4xx): kept, visible in `thm status`, never retried. */
   markFailed(id: string, error: string, at: number): Promise<void>;
 }
 

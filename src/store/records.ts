@@ -8,7 +8,8 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
-import type { OutboxNotification } from '../notify/types.js';
+import { CHANNEL_TYPES, type ChannelDelivery } from '../notify/channels/types.js';
+import type { OutboxItem, OutboxNotification } from '../notify/types.js';
 
 /**
  * Schemas of the small records the store keeps as JSON. Redis is a boundary like any other:
@@ -82,6 +83,25 @@ export const notificationSchema: z.ZodType<OutboxNotification> = z.object({
   text: z.string(),
   html: z.string(),
 });
+
+export const channelDeliverySchema: z.ZodType<ChannelDelivery> = z.object({
+  id: z.string(),
+  notificationId: z.string(),
+  messageId: z.string(),
+  networkId: z.string(),
+  kind: z.enum(['alert', 'problem', 'restored', 'premium-lost', 'premium-regained', 'invoice']),
+  asOf: z.string(),
+  subject: z.string(),
+  createdAt: z.number(),
+  channel: z.object({ type: z.enum(CHANNEL_TYPES), name: z.string() }),
+  body: z.string(),
+});
+
+/** An outbox body: a channel delivery (it has `channel`), else an e-mail. */
+export const outboxItemSchema: z.ZodType<OutboxItem> = z.union([
+  channelDeliverySchema,
+  notificationSchema,
+]);
 
 /** Delivery state of one outbox entry (absent: pending, never attempted). */
 export const outboxMetaSchema = z.object({

@@ -13,6 +13,7 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
+import type { ChannelDelivery } from '../notify/channels/types.js';
 import type {
   Notification,
   OutboxClaim,
@@ -24,7 +25,7 @@ import { decodeActive, encodeActive } from './active-codec.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
   invoiceSnapshotSchema,
-  notificationSchema,
+  outboxItemSchema,
   outboxMetaSchema,
   parseOptional,
   parseStored,
@@ -82,6 +83,11 @@ export interface RunEffect {
   history?: { upsert: ActivePair[]; remove: string[] };
   /** Added to the outbox; an id already there (pending, sent or failed) is not added again. */
   notifications: Notification[];
+  /**
+   * The notifications' channel deliveries (notify/channels/deliveries.ts): outbox entries of
+   * their own, added the same way and in the same step.
+   */
+  deliveries?: ChannelDelivery[];
   /** Pair events now e-mailed for run.asOf (added to NetworkState.sentEvents). */
   sentEvents?: string[];
   premium?: PremiumState;
@@ -177,11 +183,14 @@ export class RedisStore implements OutboxStore {
     const del = effect.problem === null ? [FIELD.problem] : [];
     const sentAppend = (effect.sentEvents ?? []).map((e) => `${JSON.stringify(e)}\n`).join('');
     const indexAdd = `${run.asOf} ${rField}\n${sentAppend ? `${run.asOf} ${sField}\n` : ''}`;
-    const notifications = effect.notifications.flatMap((n) => [
-      n.id,
-      JSON.stringify(outboxNotification(n)),
-      String(n.createdAt),
-    ]);
+    const notifications = [
+      ...effect.notifications.flatMap((n) => [
+        n.id,
+        JSON.stringify(outboxNotification(n)),
+        String(n.createdAt),
+      ]),
+      ...(effect.deliveries ?? []).flatMap((d) => [d.id, JSON.stringify(d), String(d.createdAt)]),
+    ];
     const args: (string | number)[] = [
       FIELD.rev,
       FIELD.index,
@@ -198,7 +207,7 @@ export class RedisStore implements OutboxStore {
       ...set,
       del.length,
       ...del,
-      effect.notifications.length,
+      notifications.length / 3,
       ...notifications,
       effect.invoiceSnapshot ? JSON.stringify(effect.invoiceSnapshot.snapshot) : '',
       effect.invoiceSnapshot?.keep ?? 0,
@@ -502,7 +511,7 @@ export class RedisStore implements OutboxStore {
       attempts: 0,
     };
     const entry: OutboxEntry = {
-      notification: parseStored(notificationSchema, body, 'notification'),
+      notification: parseStored(outboxItemSchema, body, 'notification'),
       state: meta.state,
       attempts: meta.attempts,
     };

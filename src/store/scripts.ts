@@ -240,7 +240,8 @@ return redis.call('DEL', net, invoices)
  *   op 'sent': pending or failed -> sent at 'at'; trims sent entries (older than cutoff or
  *     beyond maxSent)
  *   op 'failed': pending -> failed at 'at', lastError
- *   op 'retry': failed -> pending, due at 'at'
+ *   op 'retry': failed -> pending, due at 'at', attempts back to 0 (a fresh start: the backoff
+ *     and a channel's give-up bound count from here)
  * Returns 1 when the transition happened, 0 when the entry was not in a state that allows it.
  */
 export const outboxScript = new LuaScript(
@@ -297,6 +298,7 @@ elseif op == 'failed' then
 elseif op == 'retry' then
   if not inFailed then return 0 end
   meta.state = 'pending'
+  meta.attempts = 0
   meta.nextAttemptAt = at
   meta.failedAt = nil
   redis.call('ZREM', failed, id)

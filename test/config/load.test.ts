@@ -143,12 +143,12 @@ describe('config rules: one line naming the field', () => {
     [
       'missing recipients',
       { networks: [network({ recipients: undefined })] },
-      /^networks\[0\]\.recipients: is required$/,
+      /^networks\[0\]\.recipients: at least one recipient is required \(or a channel\)$/,
     ],
     [
       'empty recipients',
       { networks: [network({ recipients: [] })] },
-      /^networks\[0\]\.recipients: at least one recipient is required$/,
+      /^networks\[0\]\.recipients: at least one recipient is required \(or a channel\)$/,
     ],
     [
       'bad recipient',
@@ -282,5 +282,128 @@ describe('config files and keys', () => {
       expect(shown).not.toContain(secret);
     expect(JSON.stringify(redactedConfig(config))).toContain('redis://user:redacted@h:1');
     expect(JSON.stringify(redactedConfig(config))).toContain('"dashboardAuth":"ops:[redacted]"');
+  });
+});
+
+describe('channels', () => {
+  const HOOK = 'https://hooks.example.com/in/hook-path-secret';
+  const SLACK = 'https://hooks.slack.example/services/T0/B0/slack-path-secret';
+  const SIGNING = 'whsec_signing_secret_42';
+  const channelEnv = { ...env, HOOK_URL: HOOK, SLACK_URL: SLACK, HOOK_SECRET: SIGNING };
+
+  it('resolves per-network channels, names them, keeps every URL and key a Secret', () => {
+    const config = parseConfig(
+      {
+        networks: [
+          network({
+            recipients: [],
+            channels: [
+              { type: 'webhook', urlEnv: 'HOOK_URL', secretEnv: 'HOOK_SECRET' },
+              { type: 'slack', urlEnv: 'SLACK_URL', kinds: ['alert', 'problem', 'restored'] },
+              { type: 'webhook', url: 'https://plain.example/hook', secretEnv: 'HOOK_SECRET' },
+            ],
+          }),
+        ],
+      },
+      { env: channelEnv },
+    );
+    const channels = config.networks[0]!.channels;
+    expect(channels.map((c) => [c.type, c.name, c.kinds])).toEqual([
+      ['webhook', 'webhook', undefined],
+      ['slack', 'slack', ['alert', 'problem', 'restored']],
+      ['webhook', 'webhook-2', undefined],
+    ]);
+    expect(channels[0]!.url!.reveal()).toBe(HOOK);
+    expect(channels[0]!.secret!.reveal()).toBe(SIGNING);
+    expect(channels[1]!.url!.reveal()).toBe(SLACK);
+    const shown = [
+      JSON.stringify(config),
+      inspect(config, { depth: 10 }),
+      JSON.stringify(redactedConfig(config)),
+    ].join('\n');
+    for (const secret of ['hook-path-secret', 'slack-path-secret', SIGNING])
+      expect(shown).not.toContain(secret);
+  });
+
+  it('the top-level list is the default of networks without channels of their own', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-ch-'));
+    writeFileSync(path.join(dir, 'slack-url'), `${SLACK}\n`);
+    const config = parseConfig(
+      {
+        channels: [{ type: 'slack', urlFile: 'slack-url' }],
+        networks: [network(), network({ id: 'globex', channels: [] })],
+      },
+      { env, source: path.join(dir, 'thm.yaml') },
+    );
+    expect(config.networks[0]!.channels.map((c) => c.name)).toEqual(['slack']);
+    expect(config.networks[0]!.channels[0]!.url!.reveal()).toBe(SLACK);
+    expect(config.networks[1]!.channels).toEqual([]);
+  });
+
+  it('a channel without a URL writes files (no key needed); recipients may then be empty', () => {
+    const config = parseConfig(
+      { networks: [network({ recipients: undefined, channels: [{ type: 'webhook' }] })] },
+      { env },
+    );
+    expect(config.networks[0]!.channels[0]).toEqual({ type: 'webhook', name: 'webhook' });
+    expect(config.networks[0]!.recipients).toEqual([]);
+  });
+
+  const ch = (channels: unknown[]) => ({ networks: [network({ channels })] });
+  it.each<[string, unknown, RegExp, NodeJS.ProcessEnv?]>([
+    [
+      'slack url in the config',
+      ch([{ type: 'slack', url: SLACK }]),
+      /^networks\[0\]\.channels\[0\]\.url: a Slack webhook URL is a secret: use urlEnv or urlFile$/,
+    ],
+    [
+      'webhook URL without a signing key',
+      ch([{ type: 'webhook', urlEnv: 'HOOK_URL' }]),
+      /^networks\[0\]\.channels\[0\]\.secretEnv: set exactly one of secretEnv or secretFile/,
+    ],
+    [
+      'two URL sources',
+      ch([{ type: 'webhook', url: HOOK, urlEnv: 'HOOK_URL', secretEnv: 'HOOK_SECRET' }]),
+      /^networks\[0\]\.channels\[0\]\.url: set at most one of url, urlEnv or urlFile$/,
+    ],
+    [
+      'plain http to a public host',
+      ch([{ type: 'webhook', url: 'http://hooks.example.com/x', secretEnv: 'HOOK_SECRET' }]),
+      /^networks\[0\]\.channels\[0\]\.url: must be https:\/\//,
+    ],
+    [
+      'plain http from the environment, without showing it',
+      ch([{ type: 'slack', urlEnv: 'SLACK_URL' }]),
+      /^networks\[0\]\.channels\[0\]\.urlEnv: the URL must be https:\/\/ \(http is allowed only for loopback hosts\)$/,
+      { ...env, SLACK_URL: 'http://hooks.example.com/services/slack-path-secret' },
+    ],
+    [
+      'unset URL variable',
+      ch([{ type: 'slack', urlEnv: 'NOPE_URL' }]),
+      /^networks\[0\]\.channels\[0\]\.urlEnv: environment variable NOPE_URL is not set or empty$/,
+    ],
+    [
+      'unknown kind',
+      ch([{ type: 'slack', urlEnv: 'SLACK_URL', kinds: ['alerts'] }]),
+      /^networks\[0\]\.channels\[0\]\.kinds\[0\]: /,
+    ],
+    ['unknown type', ch([{ type: 'pagerduty' }]), /^networks\[0\]\.channels\[0\]\.type: /],
+    [
+      'duplicate names',
+      ch([
+        { type: 'slack', urlEnv: 'SLACK_URL' },
+        { type: 'webhook', name: 'slack' },
+      ]),
+      /^networks\[0\]\.channels\[1\]\.name: duplicate channel name "slack"/,
+    ],
+    [
+      'no recipients and no channel',
+      { channels: [], networks: [network({ recipients: [], channels: [] })] },
+      /^networks\[0\]\.recipients: at least one recipient is required \(or a channel\)$/,
+    ],
+  ])('%s', (_name, raw, expected, e) => {
+    const message = errorOf(raw, e ?? channelEnv);
+    expect(message).toMatch(expected);
+    expect(message).not.toMatch(/path-secret|whsec/);
   });
 });

@@ -488,21 +488,22 @@ describe('RedisStore: outbox', () => {
     // ... until the operator says so.
     expect(await store.retryFailed('a', 9200)).toBe(true);
     expect(await store.retryFailed('a', 9200)).toBe(false);
-    expect(await store.getNotification('a')).toMatchObject({ state: 'pending', attempts: 2 });
+    // A fresh start: the backoff and a channel's give-up bound count from the retry.
+    expect(await store.getNotification('a')).toMatchObject({ state: 'pending', attempts: 0 });
 
     await store.markSent('a', 9300);
     await store.markSent('b', 9400);
     expect(await store.getNotification('a')).toMatchObject({
       state: 'sent',
       sentAt: 9300,
-      attempts: 3,
+      attempts: 1,
     });
     expect(await store.outboxCounts()).toEqual({ pending: 0, sent: 2, failed: 0 });
     expect(await store.pendingNotificationIds(10, 99_999)).toEqual([]);
     // Late reports about a sent entry change nothing.
     await store.recordAttempt('a', 'late', 10_000);
     await store.markFailed('a', 'late', 10_000);
-    expect(await store.getNotification('a')).toMatchObject({ state: 'sent', attempts: 3 });
+    expect(await store.getNotification('a')).toMatchObject({ state: 'sent', attempts: 1 });
     expect(await store.getNotification('nope')).toBeUndefined();
   });
 

@@ -406,7 +406,11 @@ function pairLinesText(pair: ClassifiedPair): string[] {
   ];
 }
 
-function silenceCommand(networkId: string, domainId: number, isp: string | undefined): string {
+export function silenceCommand(
+  networkId: string,
+  domainId: number,
+  isp: string | undefined,
+): string {
   // A silence matches the ISP exactly as sent, or as a glob: an absurdly long name becomes a
   // prefix glob that still matches it, so the line stays pasteable.
   const pattern =

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ChannelError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { retryDelay } from '../sender.js';
+import { isChannelDelivery, type DeliveryOutcome, type OutboxStore } from '../types.js';
+import type { ChannelTransport } from './transport.js';
+import type { ChannelConfig, ChannelDelivery } from './types.js';
+
+/**
+ * Delivers channel deliveries from the outbox, one attempt per call, with the e-mail's
+ * guarantees (see NotificationSender): claim (state check plus lease, so two replicas never
+ * post the same delivery at once) -> post -> markSent only after a 2xx. A crash between the
+ * endpoint's 2xx and the record posts it again, with the same X-Thm-Notification-Id and body.
+ *
+ * Transient failures (5xx, 408, 429, timeouts, connection errors) are due again after a backoff,
+ * or after the endpoint's Retry-After when that is longer, until `maxAttempts`; then, like any
+ * other 4xx at once, the delivery is failed for good: `thm notify failed` lists it with the
+ * reply and `thm notify retry` puts it back.
+ */
+export interface ChannelSenderOptions {
+  store: OutboxStore;
+  transport: ChannelTransport;
+  /** The configured channel of a network by name; undefined: no longer configured. */
+  channel(networkId: string, name: string): ChannelConfig | undefined;
+  logger: Logger;
+  /** @defaultValue Date.now */
+  now?: () => number;
+  /** @defaultValue DEFAULT_CHANNEL_BACKOFF */
+  backoff?: { baseMs: number; maxMs: number };
+  /** @defaultValue Math.random */
+  random?: () => number;
+  /** Transient failures before giving up. @defaultValue DEFAULT_CHANNEL_MAX_ATTEMPTS */
+  maxAttempts?: number;
+  /** Must outlast the slowest post (the transport's total deadline). @defaultValue 60000 */
+  leaseMs?: number;
+  onOutcome?: (delivery: ChannelDelivery, outcome: 'sent' | 'retry' | 'failed') => void;
+}
+
+/** 10 s doubling to an hour, with jitter. */
+export const DEFAULT_CHANNEL_BACKOFF = { baseMs: 10_000, maxMs: 3_600_000 } as const;
+/** With the default backoff, about 17 hours of trying. */
+export const DEFAULT_CHANNEL_MAX_ATTEMPTS = 30;
+/** The longest Retry-After honoured; a longer one waits this long. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+export interface ChannelAttempt {
+  outcome: DeliveryOutcome;
+  /** 'retry': when it is due again (epoch ms). */
+  retryAt?: number;
+}
+
+export class ChannelSender {
+  readonly #o: Required<Omit<ChannelSenderOptions, 'onOutcome'>> &
+    Pick<ChannelSenderOptions, 'onOutcome'>;
+  readonly #logger: Logger;
+  readonly #owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+
+  constructor(options: ChannelSenderOptions) {
+    this.#o = {
+      now: Date.now,
+      backoff: DEFAULT_CHANNEL_BACKOFF,
+      random: Math.random,
+      maxAttempts: DEFAULT_CHANNEL_MAX_ATTEMPTS,
+      leaseMs: 60_000,
+      ...options,
+    };
+    this.#logger = options.logger.child({ component: 'channel-sender' });
+  }
+
+  async deliver(id: string): Promise<DeliveryOutcome> {
+    return (await this.attempt(id)).outcome;
+  }
+
+  /** One attempt, and when a retried delivery is due again. Store errors are thrown. */
+  async attempt(id: string): Promise<ChannelAttempt> {
+    const { store } = this.#o;
+    const claim = await store.claimNotification(id, this.#owner, this.#o.leaseMs);
+    if (claim.status !== 'claimed') {
+      if (claim.status === 'missing')
+        this.#logger.warn({ deliveryId: id }, 'channel delivery not in the outbox');
+      const outcome = {
+        busy: 'in-flight',
+        sent: 'already-sent',
+        failed: 'failed',
+        missing: 'missing',
+      } as const;
+      return { outcome: outcome[claim.status] };
+    }
+    const d = claim.entry.notification;
+    if (!isChannelDelivery(d)) {
+      await store.releaseNotification(id, this.#owner);
+      return { outcome: 'in-flight' };
+    }
+    const result = await this.#attemptClaimed(d, claim.entry.attempts);
+    this.#o.onOutcome?.(d, result.outcome as 'sent' | 'retry' | 'failed');
+    return result;
+  }
+
+  async #attemptClaimed(d: ChannelDelivery, attempts: number): Promise<ChannelAttempt> {
+    const { store } = this.#o;
+    const log = {
+      deliveryId: d.id,
+      notificationId: d.notificationId,
+      networkId: d.networkId,
+      channel: d.channel.name,
+      kind: d.kind,
+    };
+    let transitioned = false;
+    try {
+      const channel = this.#o.channel(d.networkId, d.channel.name);
+      let error: ChannelError | undefined;
+      if (!channel || channel.type !== d.channel.type) {
+        error = new ChannelError(
+          'THM_CHANNEL_REJECTED',
+          `${d.channel.type} channel "${d.channel.name}" of network ${d.networkId} is no longer configured`,
+        );
+      } else {
+        try {
+          const result = await this.#o.transport.post(d, channel);
+          await store.markSent(d.id, this.#o.now());
+          transitioned = true;
+          this.#logger.info({ ...log, response: result.response }, 'channel delivery sent');
+          return { outcome: 'sent' };
+        } catch (caught) {
+          error =
+            caught instanceof ChannelError
+              ? caught
+              : new ChannelError(
+                  'THM_CHANNEL_TRANSIENT',
+                  caught instanceof Error ? caught.message : String(caught),
+                );
+        }
+      }
+      const now = this.#o.now();
+      if (error.code === 'THM_CHANNEL_TRANSIENT' && attempts + 1 < this.#o.maxAttempts) {
+        const delay = Math.max(
+          retryDelay(attempts, this.#o.backoff, this.#o.random()),
+          Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS),
+        );
+        await store.recordAttempt(d.id, error.message, now + delay);
+        transitioned = true;
+        this.#logger.warn(
+          { ...log, attempts: attempts + 1, retryInMs: delay, error: error.message },
+          'channel delivery not accepted, will retry',
+        );
+        return { outcome: 'retry', retryAt: now + delay };
+      }
+      const reason =
+        error.code === 'THM_CHANNEL_TRANSIENT'
+          ? `gave up after ${attempts + 1} attempts: ${error.message}`
+          : error.message;
+      await store.markFailed(d.id, reason, now);
+      transitioned = true;
+      this.#logger.error({ ...log, error: reason }, 'channel delivery failed for good');
+      return { outcome: 'failed' };
+    } finally {
+      if (!transitioned) await store.releaseNotification(d.id, this.#owner).catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,371 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Secret } from '../../../src/config/secret.js';
+import { ChannelError } from '../../../src/errors.js';
+import { silentLogger } from '../../../src/log.js';
+import { buildChannelDeliveries } from '../../../src/notify/channels/deliveries.js';
+import { ChannelSender } from '../../../src/notify/channels/sender.js';
+import { verifySignature } from '../../../src/notify/channels/signature.js';
+import {
+  createChannelTransport,
+  type ChannelTransport,
+} from '../../../src/notify/channels/transport.js';
+import type { ChannelConfig, ChannelDelivery } from '../../../src/notify/channels/types.js';
+import { buildNotification } from '../../../src/notify/notification.js';
+import { RedisStore } from '../../../src/store/redis-store.js';
+import { freePort } from '../../harness/ports.js';
+import { startReceiver, type TestReceiver } from '../../harness/receiver.js';
+import { startRedis, type TestRedis } from '../../harness/redis.js';
+
+const SECRET = 'whsec-test-0123456789';
+/** A secret path, as a Slack incoming-webhook URL has: it must reach no message. */
+const SECRET_PATH = '/services/T000/B000/XXXXsecretXXXX';
+
+function problemDelivery(asOf: string, channels: ChannelConfig[]): ChannelDelivery[] {
+  const notification = buildNotification({
+    networkId: 'acme',
+    kind: 'problem',
+    asOf,
+    to: [],
+    email: {
+      subject: `[Traffic Health] Acme Network: monitoring problem (${asOf})`,
+      text: 't',
+      html: 'h',
+    },
+    events: [`problem|${asOf}`],
+    from: 'alerts@thm.example',
+    now: Date.now(),
+  });
+  return buildChannelDeliveries({
+    notification,
+    network: { id: 'acme', name: 'Acme Network' },
+    channels,
+    event: {
+      kind: 'problem',
+      problem: {
+        kind: 'traffic-check',
+        openedAt: 0,
+        code: 'THM_API_AUTH',
+        message: 'No Authentication Method Found',
+      },
+    },
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ChannelError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ChannelError) return error;
+    throw error;
+  }
+  throw new Error('expected a ChannelError');
+}
+
+describe('channel transport against a real HTTP receiver', () => {
+  let receiver: TestReceiver;
+  let transport: ChannelTransport;
+  let webhook: ChannelConfig;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    transport = createChannelTransport({
+      outboxDir: '/nonexistent',
+      logger: silentLogger,
+      timeouts: { connectMs: 500, headersMs: 400, bodyMs: 400, totalMs: 1_500 },
+    });
+    webhook = {
+      type: 'webhook',
+      name: 'hook',
+      url: new Secret(`${receiver.url}${SECRET_PATH}`),
+      secret: new Secret(SECRET),
+    };
+  });
+  afterEach(() => {
+    receiver.requests.length = 0;
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+  });
+  afterAll(async () => {
+    await transport.close();
+    await receiver.close();
+  });
+
+  it('posts the stored body as is, with the notification id and a signature that verifies', async () => {
+    const [d] = problemDelivery('2026-11-21', [webhook]);
+    const result = await transport.post(d!, webhook);
+    expect(result).toEqual({ status: 200, response: '200 ok' });
+    const [req] = receiver.requests;
+    expect(req).toMatchObject({ method: 'POST', path: SECRET_PATH, body: d!.body });
+    expect(req!.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(req!.headers['x-thm-notification-id']).toBe(d!.notificationId);
+    expect(verifySignature(SECRET, req!.raw, String(req!.headers['x-thm-signature']))).toBe(true);
+    expect(verifySignature('another key', req!.raw, String(req!.headers['x-thm-signature']))).toBe(
+      false,
+    );
+  });
+
+  it('a Slack channel posts without the webhook headers', async () => {
+    const slack: ChannelConfig = {
+      type: 'slack',
+      name: 'slack',
+      url: new Secret(`${receiver.url}${SECRET_PATH}`),
+    };
+    const [d] = problemDelivery('2026-11-21', [slack]);
+    await transport.post(d!, slack);
+    expect(receiver.requests[0]!.headers['x-thm-signature']).toBeUndefined();
+    expect(JSON.parse(receiver.requests[0]!.body)).toHaveProperty('blocks');
+  });
+
+  it.each([
+    [503, 'THM_CHANNEL_TRANSIENT', { 'retry-after': '120' }, 120_000],
+    [429, 'THM_CHANNEL_TRANSIENT', { 'retry-after': '7' }, 7_000],
+    [500, 'THM_CHANNEL_TRANSIENT', {}, undefined],
+    [408, 'THM_CHANNEL_TRANSIENT', {}, undefined],
+    [400, 'THM_CHANNEL_REJECTED', { 'retry-after': '7' }, undefined],
+    [404, 'THM_CHANNEL_REJECTED', {}, undefined],
+    [410, 'THM_CHANNEL_REJECTED', {}, undefined],
+    [301, 'THM_CHANNEL_REJECTED', { location: 'https://elsewhere.example/' }, undefined],
+  ] as const)('%i is %s (Retry-After %j -> %s ms)', async (status, code, headers, retryAfterMs) => {
+    receiver.answer = () => ({
+      status,
+      body: `reply ${status} invalid_payload`,
+      headers: { ...headers },
+    });
+    const [d] = problemDelivery('2026-11-21', [webhook]);
+    const error = await failure(transport.post(d!, webhook));
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(status);
+    expect(error.message).toBe(
+      `webhook channel "hook" answered ${status}: reply ${status} invalid_payload`,
+    );
+    expect(error.retryAfterMs).toBe(retryAfterMs);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('reads only the first bytes of a huge reply', async () => {
+    receiver.answer = () => ({ status: 400, body: 'x'.repeat(2_000_000) });
+    const [d] = problemDelivery('2026-11-21', [webhook]);
+    const error = await failure(transport.post(d!, webhook));
+    expect(error.code).toBe('THM_CHANNEL_REJECTED');
+    expect(error.remoteMessage!.length).toBeLessThanOrEqual(300);
+  });
+
+  it('an endpoint that never answers times out as transient, without the URL in the message', async () => {
+    receiver.answer = () => ({ hang: true });
+    const [d] = problemDelivery('2026-11-21', [webhook]);
+    const started = Date.now();
+    const error = await failure(transport.post(d!, webhook));
+    expect(error.code).toBe('THM_CHANNEL_TRANSIENT');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(JSON.stringify([error.message, error.remoteMessage])).not.toContain('secret');
+  });
+
+  it('a dropped connection and nothing listening are transient, the URL in no message', async () => {
+    receiver.answer = () => ({ destroy: true });
+    const [d] = problemDelivery('2026-11-21', [webhook]);
+    const dropped = await failure(transport.post(d!, webhook));
+    expect(dropped.code).toBe('THM_CHANNEL_TRANSIENT');
+    const port = await freePort();
+    const closed: ChannelConfig = {
+      ...webhook,
+      url: new Secret(`http://127.0.0.1:${port}${SECRET_PATH}`),
+    };
+    const refused = await failure(transport.post(d!, closed));
+    expect(refused.code).toBe('THM_CHANNEL_TRANSIENT');
+    expect(refused.message).toMatch(/connection failed \(ECONNREFUSED\)/);
+    for (const e of [dropped, refused])
+      expect(`${e.message} ${e.remoteMessage}`).not.toContain('secret');
+  });
+
+  it('a channel without a URL writes the body as a .json file beside the e-mails, once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-channels-'));
+    const files = createChannelTransport({ outboxDir: dir, logger: silentLogger });
+    const dry: ChannelConfig = { type: 'slack', name: 'slack' };
+    const [d] = problemDelivery('2026-11-21', [dry]);
+    const result = await files.post(d!, dry);
+    expect(result.response).toMatch(/^written: .*2026-11-21-acme-problem-[0-9a-f]{8}-slack\.json$/);
+    expect((await files.post(d!, dry)).response).toMatch(/^already written/);
+    const [file] = readdirSync(dir);
+    expect(JSON.parse(readFileSync(path.join(dir, file!), 'utf8'))).toEqual(JSON.parse(d!.body));
+    await files.close();
+  });
+});
+
+describe('ChannelSender through the real outbox', () => {
+  let redis: TestRedis;
+  let receiver: TestReceiver;
+  let store: RedisStore;
+  let transport: ChannelTransport;
+  let channels: ChannelConfig[];
+  let day = 0;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    receiver = await startReceiver();
+    store = new RedisStore(redis.client(), `thmch${process.pid}`);
+    transport = createChannelTransport({ outboxDir: '/nonexistent', logger: silentLogger });
+    channels = [
+      {
+        type: 'webhook',
+        name: 'webhook',
+        url: new Secret(`${receiver.url}/hook`),
+        secret: new Secret(SECRET),
+      },
+      { type: 'slack', name: 'slack', url: new Secret(`${receiver.url}${SECRET_PATH}`) },
+    ];
+  });
+  afterEach(() => {
+    receiver.requests.length = 0;
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+  });
+  afterAll(async () => {
+    await transport.close();
+    await receiver.close();
+    await redis.shutdown();
+  });
+
+  /** Commits a failed run whose problem notification goes to `use` channels only. */
+  async function decide(use: ChannelConfig[] = channels): Promise<ChannelDelivery[]> {
+    day += 1;
+    const asOf = `2026-10-${String(day).padStart(2, '0')}`;
+    const deliveries = problemDelivery(asOf, use);
+    const now = Date.now();
+    const state = await store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
+    const result = await store.commitRun({
+      networkId: 'acme',
+      expectedRev: state.rev,
+      run: {
+        networkId: 'acme',
+        kind: 'traffic-check',
+        asOf,
+        outcome: 'failed',
+        startedAt: now,
+        finishedAt: now,
+        notificationIds: [],
+        runs: 1,
+      },
+      notifications: [],
+      deliveries,
+    });
+    expect(result.committed).toBe(true);
+    return deliveries;
+  }
+
+  function sender(options: Partial<ConstructorParameters<typeof ChannelSender>[0]> = {}) {
+    return new ChannelSender({
+      store,
+      transport,
+      channel: (networkId, name) =>
+        networkId === 'acme' ? channels.find((c) => c.name === name) : undefined,
+      logger: silentLogger,
+      backoff: { baseMs: 20, maxMs: 100 },
+      ...options,
+    });
+  }
+
+  it('503 (Retry-After) then 200: one delivery sent, the retry the same body, id and signature', async () => {
+    const [hook] = await decide([channels[0]!]);
+    receiver.answer = (_req, i) =>
+      i === 0
+        ? { status: 503, body: 'busy', headers: { 'retry-after': '30' } }
+        : { status: 200, body: 'ok' };
+    const s = sender();
+    const first = await s.attempt(hook!.id);
+    expect(first.outcome).toBe('retry');
+    // Retry-After (30 s) is longer than the backoff (at most 100 ms here): it wins.
+    expect(first.retryAt! - Date.now()).toBeGreaterThan(28_000);
+    const entry = await store.getNotification(hook!.id);
+    expect(entry).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastError: 'webhook channel "webhook" answered 503: busy',
+    });
+    expect(await store.pendingNotificationIds(10, Date.now())).not.toContain(hook!.id);
+    expect((await s.attempt(hook!.id)).outcome).toBe('sent');
+    expect((await s.attempt(hook!.id)).outcome).toBe('already-sent');
+    expect(receiver.requests).toHaveLength(2);
+    const [a, b] = receiver.requests;
+    expect(b!.body).toBe(a!.body);
+    expect(b!.headers['x-thm-notification-id']).toBe(a!.headers['x-thm-notification-id']);
+    expect(b!.headers['x-thm-signature']).toBe(a!.headers['x-thm-signature']);
+    expect((await store.getNotification(hook!.id))?.state).toBe('sent');
+  });
+
+  it('400 ends failed with the reply; retried (notify retry) it is sent', async () => {
+    const [hook] = await decide([channels[0]!]);
+    receiver.answer = (_req, i) =>
+      i === 0 ? { status: 400, body: 'invalid_payload' } : { status: 200, body: 'ok' };
+    const s = sender();
+    expect((await s.attempt(hook!.id)).outcome).toBe('failed');
+    const failed = await store.failedNotifications();
+    expect(failed.find((e) => e.notification.id === hook!.id)?.lastError).toBe(
+      'webhook channel "webhook" answered 400: invalid_payload',
+    );
+    expect(await store.retryFailed(hook!.id)).toBe(true);
+    expect((await s.attempt(hook!.id)).outcome).toBe('sent');
+    expect(receiver.requests).toHaveLength(2);
+  });
+
+  it('one channel down does not hold up the other: each delivery has its own state', async () => {
+    const [hook, slack] = await decide();
+    receiver.answer = (req) =>
+      req.path === '/hook' ? { status: 503 } : { status: 200, body: 'ok' };
+    const s = sender();
+    const outcomes = await Promise.all([s.attempt(hook!.id), s.attempt(slack!.id)]);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['retry', 'sent']);
+  });
+
+  it('transient failures give up after maxAttempts, listed as failed with the last reply', async () => {
+    const [hook] = await decide([channels[0]!]);
+    receiver.answer = () => ({ status: 502, body: 'bad gateway' });
+    const s = sender({ maxAttempts: 3 });
+    expect((await s.attempt(hook!.id)).outcome).toBe('retry');
+    expect((await s.attempt(hook!.id)).outcome).toBe('retry');
+    expect((await s.attempt(hook!.id)).outcome).toBe('failed');
+    expect((await store.getNotification(hook!.id))?.lastError).toBe(
+      'gave up after 3 attempts: webhook channel "webhook" answered 502: bad gateway',
+    );
+    // Put back by `thm notify retry`: a fresh start, not failed again at the first 502.
+    expect(await store.retryFailed(hook!.id)).toBe(true);
+    expect((await s.attempt(hook!.id)).outcome).toBe('retry');
+  });
+
+  it('two replicas attempting the same delivery at once: posted once', async () => {
+    const [hook] = await decide([channels[0]!]);
+    receiver.answer = () =>
+      new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: 'ok' }), 300));
+    const replicas = [
+      sender({ store: new RedisStore(redis.client(), `thmch${process.pid}`) }),
+      sender(),
+    ];
+    const outcomes = await Promise.all(replicas.map((r) => r.attempt(hook!.id)));
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['in-flight', 'sent']);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('a channel no longer configured fails for good, saying so', async () => {
+    const gone: ChannelConfig = {
+      type: 'webhook',
+      name: 'old-hook',
+      url: new Secret(`${receiver.url}/x`),
+      secret: new Secret('k'),
+    };
+    const [d] = await decide([gone]);
+    expect((await sender().attempt(d!.id)).outcome).toBe('failed');
+    expect((await store.getNotification(d!.id))?.lastError).toBe(
+      'webhook channel "old-hook" of network acme is no longer configured',
+    );
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('Redis keeps no channel secret: not the URL, not the signing key', async () => {
+    await decide();
+    const dump = await redis.client().hgetall(`thmch${process.pid}:store:outbox:body`);
+    const text = JSON.stringify(dump);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('secret');
+    expect(text).not.toContain(receiver.url);
+  });
+});
