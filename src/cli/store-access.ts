@@ -1,8 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/load.js';
-import { redactUrl } from '../config/secret.js';
 import { ThmError } from '../errors.js';
-import { connectRedis } from '../jobs/redis.js';
+import { connectRedis, describeRedis, type RedisClient } from '../jobs/redis.js';
 import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
@@ -12,10 +10,10 @@ import type { RedisStore } from '../store/redis-store.js';
  */
 export async function withStore<T>(
   config: Config,
-  work: (store: RedisStore, redis: Redis) => Promise<T>,
+  work: (store: RedisStore, redis: RedisClient) => Promise<T>,
 ): Promise<T> {
   // The one-line error below says it all: no connection-problem log lines on a terminal.
-  const redis = connectRedis(config.redis.url, silentLogger, {
+  const redis = connectRedis(config.redis, silentLogger, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => (times > 2 ? null : 100),
@@ -27,7 +25,7 @@ export async function withStore<T>(
     redis.disconnect();
     throw new ThmError(
       'THM_STORE',
-      `cannot reach Redis at ${redactUrl(config.redis.url.reveal())}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot reach ${describeRedis(config.redis)}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   const { RedisStore } = await import('../store/redis-store.js');

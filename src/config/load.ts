@@ -35,13 +35,22 @@ export interface Config extends Omit<
 > {
   /** Where the config came from, for messages. */
   source: string;
-  redis: { url: Secret; prefix: string };
+  redis: RedisConfig;
   mail: Omit<ParsedConfig['mail'], 'url'> & { url?: Secret };
   heartbeat: { url?: Secret };
   /** dashboardAuth is "user:password". */
   monitoring: Omit<ParsedConfig['monitoring'], 'dashboardAuth'> & { dashboardAuth?: Secret };
   networks: NetworkConfig[];
   logLevel: string;
+}
+
+/** How to reach Redis: `url` alone (one node), or with `sentinel` or `cluster` (exclusive). */
+export interface RedisConfig {
+  /** Credentials, TLS and database of the data nodes (and the node itself without the others). */
+  url: Secret;
+  prefix: string;
+  sentinel?: { name: string; nodes: string[]; password?: Secret };
+  cluster?: { nodes: string[] };
 }
 
 export interface LoadOptions {
@@ -110,7 +119,7 @@ export function parseConfig(
     ...rest,
     source,
     logLevel,
-    redis: { url: new Secret(parsed.redis.url), prefix: parsed.redis.prefix },
+    redis: resolveRedis(parsed.redis, env),
     mail: {
       ...parsed.mail,
       url: parsed.mail.url === undefined ? undefined : new Secret(parsed.mail.url),
@@ -225,8 +234,54 @@ function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): unknown {
       : {};
   };
   if (env.REDIS_URL) doc.redis = { ...section('redis'), url: env.REDIS_URL };
+  const redis = section('redis');
+  const sub = (name: string): Record<string, unknown> => {
+    const value = redis[name];
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? { ...(value as Record<string, unknown>) }
+      : {};
+  };
+  if (env.REDIS_SENTINEL_NODES || env.REDIS_SENTINEL_NAME) {
+    redis.sentinel = {
+      ...sub('sentinel'),
+      ...(env.REDIS_SENTINEL_NODES ? { nodes: commaList(env.REDIS_SENTINEL_NODES) } : {}),
+      ...(env.REDIS_SENTINEL_NAME ? { name: env.REDIS_SENTINEL_NAME } : {}),
+    };
+    doc.redis = redis;
+  }
+  if (env.REDIS_CLUSTER_NODES) {
+    redis.cluster = { ...sub('cluster'), nodes: commaList(env.REDIS_CLUSTER_NODES) };
+    doc.redis = redis;
+  }
   if (env.SMTP_URL) doc.mail = { ...section('mail'), url: env.SMTP_URL };
   return doc;
+}
+
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function resolveRedis(redis: ParsedConfig['redis'], env: NodeJS.ProcessEnv): RedisConfig {
+  const resolved: RedisConfig = { url: new Secret(redis.url), prefix: redis.prefix };
+  if (redis.sentinel) {
+    const { passwordEnv, ...sentinel } = redis.sentinel;
+    let password: Secret | undefined;
+    if (passwordEnv !== undefined) {
+      const value = env[passwordEnv];
+      if (!value) {
+        throw new ConfigError(
+          `redis.sentinel.passwordEnv: environment variable ${passwordEnv} is not set or empty`,
+        );
+      }
+      password = new Secret(value);
+    }
+    resolved.sentinel = { ...sentinel, ...(password ? { password } : {}) };
+  }
+  if (redis.cluster) resolved.cluster = { nodes: redis.cluster.nodes };
+  return resolved;
 }
 
 function resolveApiKey(
@@ -288,7 +343,14 @@ export function redactedConfig(config: Config): unknown {
   return JSON.parse(
     JSON.stringify({
       ...config,
-      redis: { ...config.redis, url: redactUrl(config.redis.url.reveal()) },
+      redis: {
+        ...config.redis,
+        url: redactUrl(config.redis.url.reveal()),
+        sentinel: config.redis.sentinel && {
+          ...config.redis.sentinel,
+          password: config.redis.sentinel.password ? '[redacted]' : undefined,
+        },
+      },
       mail: {
         ...config.mail,
         url: config.mail.url ? redactUrl(config.mail.url.reveal()) : undefined,

@@ -273,19 +273,94 @@ const smtpUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
-export const configSchema = z
+/**
+ * The part of a key Redis Cluster hashes: between the first "{" and the first "}" after it,
+ * when not empty (the Cluster spec's rule); undefined when the whole key is hashed.
+ */
+export function hashTag(key: string): string | undefined {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+function urlPath(value: string): string {
+  try {
+    return new URL(value).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** "host:port" of a Sentinel or a Cluster node (IPv6 in brackets: "[::1]:7000"). */
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/, 'must be host:port')
+  .refine((value) => {
+    const port = Number(value.slice(value.lastIndexOf(':') + 1));
+    return port >= 1 && port <= 65_535;
+  }, 'port must be 1-65535');
+
+/**
+ * Redis: one node (`url`), or a Sentinel-managed master (`sentinel`), or a Cluster (`cluster`).
+ * `url` always carries the data nodes' credentials, TLS (rediss://) and database.
+ */
+const redisSchema = z
   .object({
-    redis: z
+    url: redisUrl.default('redis://127.0.0.1:6379'),
+    /** Key and queue prefix; a Cluster needs a hash tag ("{thm}") so all keys share one slot. */
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9{}_:.-]{1,64}$/, 'letters, digits, {}_:.- only')
+      .default('thm'),
+    sentinel: z
       .object({
-        url: redisUrl.default('redis://127.0.0.1:6379'),
-        /** Key and queue prefix; wrap in braces ("{thm}") for Redis Cluster. */
-        prefix: z
+        /** The master's name in the Sentinels' config (`sentinel monitor <name> ...`). */
+        name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _.- only'),
+        nodes: z.array(hostPort).min(1, 'at least one Sentinel host:port'),
+        /** Environment variable holding the Sentinels' own password (requirepass). */
+        passwordEnv: z
           .string()
-          .regex(/^[A-Za-z0-9{}_:.-]{1,64}$/, 'letters, digits, {}_:.- only')
-          .default('thm'),
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+          .optional(),
       })
       .strict()
-      .prefault({}),
+      .optional(),
+    cluster: z
+      .object({
+        /** Some of the Cluster's nodes; the rest are discovered. */
+        nodes: z.array(hostPort).min(1, 'at least one Cluster node host:port'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .superRefine((redis, ctx) => {
+    if (redis.sentinel && redis.cluster) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cluster'],
+        message: 'set either redis.sentinel or redis.cluster, not both',
+      });
+    }
+    if (redis.cluster && /^\/0*[1-9]/.test(urlPath(redis.url))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'a Redis Cluster has only database 0: drop the /<db> from the URL',
+      });
+    }
+    if (redis.cluster && hashTag(redis.prefix) === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prefix'],
+        message: `a Redis Cluster needs a hash tag in the prefix, e.g. "{${redis.prefix.replace(/[{}]/g, '')}}", so that all keys share one slot`,
+      });
+    }
+  });
+
+export const configSchema = z
+  .object({
+    redis: redisSchema.prefault({}),
     mail: z
       .object({
         /** SMTP server; absent: messages are written as .eml files into outboxDir. */

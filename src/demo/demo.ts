@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
 import { ThmError } from '../errors.js';
@@ -10,7 +9,8 @@ import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
-import type { Logger } from '../log.js';
+import { connectRedis, scanKeys } from '../jobs/redis.js';
+import { silentLogger, type Logger } from '../log.js';
 import { outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {
@@ -62,10 +62,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         : `e-mails are written to ${outboxDir}`,
     );
 
-    cleanups.push(() => deleteKeys(redisUrl, prefix));
+    cleanups.push(() => deleteKeys(config, prefix));
     const worker = await startWorker(config, logger, { schedulers: false, sweepIntervalMs: 250 });
     cleanups.push(() => worker.close());
-    const events = new QueueEvents(CHECKS_QUEUE, { connection: { url: redisUrl }, prefix });
+    const events = new QueueEvents(CHECKS_QUEUE, {
+      connection: connectRedis(config.redis, logger),
+      prefix,
+    });
     cleanups.push(() => events.close());
     await events.waitUntilReady();
 
@@ -221,15 +224,15 @@ function emailFiles(dir: string, days: DemoResult['days']): string[] {
   );
 }
 
-async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+async function deleteKeys(config: Config, prefix: string): Promise<void> {
+  const redis = connectRedis(config.redis, silentLogger, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await scanKeys(
+      redis,
+      `${prefix}:*`,
+      async (keys, node) => void (await node.del(...keys)),
+      1000,
+    );
   } finally {
     redis.disconnect();
   }

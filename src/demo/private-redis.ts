@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Secret } from '../config/secret.js';
+import { connectRedis, type RedisClient } from '../jobs/redis.js';
+import { silentLogger } from '../log.js';
 
 /**
  * A private `redis-server` on a free loopback port, its data in a temp dir: for the demo when
@@ -116,14 +118,17 @@ export async function redisAnswers(url: string): Promise<boolean> {
 }
 
 /** One short-lived connection that never retries: true when `check` passes. */
-async function probe(url: string, check: (redis: Redis) => Promise<boolean>): Promise<boolean> {
-  const redis = new Redis(url, {
+async function probe(
+  url: string,
+  check: (redis: RedisClient) => Promise<boolean>,
+): Promise<boolean> {
+  const redis = connectRedis({ url: new Secret(url), prefix: '' }, silentLogger, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     connectTimeout: 1_000,
+    reconnectOnError: null,
   });
-  redis.on('error', () => undefined);
   try {
     await redis.connect();
     return await check(redis);

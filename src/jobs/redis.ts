@@ -1,39 +1,193 @@
-import { Redis, type RedisOptions } from 'ioredis';
-import type { Secret } from '../config/secret.js';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisConfig } from '../config/load.js';
+import { redactUrl } from '../config/secret.js';
 import type { Logger } from '../log.js';
 
 /**
- * Redis connections for BullMQ and the store. `maxRetriesPerRequest: null` is what BullMQ
- * workers require; reconnects retry forever with a capped delay, so an outage ends with the
- * worker processing again, not with a crashed process. rediss:// (TLS) and user:password@
- * come from the URL.
+ * Every Redis connection of the product is made here (worker, CLI, store, health, demo): one
+ * node (`redis.url`), a Sentinel-managed master (`redis.sentinel`) or a Cluster
+ * (`redis.cluster`), as BullMQ documents them. The rest of the code sees a `RedisClient` and
+ * uses the helpers below where a Cluster differs (SCAN per master, duplicate, readiness).
  */
-export function connectRedis(url: Secret, logger: Logger, extra: RedisOptions = {}): Redis {
-  const redis = new Redis(url.reveal(), {
-    maxRetriesPerRequest: null,
-    enableReadyCheck: true,
-    retryStrategy: (times) => Math.min(200 * times, 5_000),
-    ...extra,
-  });
+export type RedisClient = Redis | Cluster;
+
+/**
+ * `maxRetriesPerRequest: null` is what BullMQ workers require; reconnects retry forever with a
+ * capped delay, so an outage ends with the worker processing again, not with a crashed
+ * process. `extra` overrides per use (the CLI fails fast); on a Cluster, `retryStrategy` is
+ * the Cluster's reconnect rule and the rest applies to each node's connection.
+ */
+export function connectRedis(
+  config: RedisConfig,
+  logger: Logger,
+  extra: RedisOptions = {},
+): RedisClient {
+  const client = config.cluster
+    ? new Cluster(config.cluster.nodes.map(hostPort), clusterOptions(config, extra))
+    : new Redis(nodeOptions(config, extra));
   let down = false;
-  redis.on('error', (error: Error & { code?: string }) => {
+  client.on('error', (error: Error & { code?: string }) => {
     if (!down) logger.warn({ code: error.code }, `redis connection problem: ${error.message}`);
     down = true;
   });
-  redis.on('ready', () => {
+  client.on('ready', () => {
     if (down) logger.info('redis connection restored');
     down = false;
   });
-  return redis;
+  return client;
+}
+
+/** Where the config points, for messages (no secrets). */
+export function describeRedis(config: RedisConfig): string {
+  if (config.cluster) return `the Redis Cluster at ${config.cluster.nodes.join(', ')}`;
+  if (config.sentinel) {
+    return `the Redis master "${config.sentinel.name}" of the Sentinels at ${config.sentinel.nodes.join(', ')}`;
+  }
+  return `Redis at ${redactUrl(config.url.reveal())}`;
+}
+
+/**
+ * A `READONLY` reply means this connection reached a node that is no longer master (a
+ * failover demoted it, or a DNS name still points at it): reconnect, which asks the Sentinels
+ * again, and resend the command there (2). Nothing was written by the refused command.
+ */
+export function reconnectOnReadonly(error: Error): boolean | 1 | 2 {
+  return error.message.startsWith('READONLY') ? 2 : false;
+}
+
+const defaults: RedisOptions = {
+  maxRetriesPerRequest: null,
+  enableReadyCheck: true,
+  retryStrategy: (times) => Math.min(200 * times, 5_000),
+  reconnectOnError: reconnectOnReadonly,
+};
+
+/** Credentials, TLS and database from `redis.url`; with a Sentinel, the master's address from it. */
+function urlOptions(config: RedisConfig): RedisOptions {
+  const url = new URL(config.url.reveal());
+  const db = Number(url.pathname.replace(/^\//, '') || 0);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port || 6379),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(db ? { db } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+function nodeOptions(config: RedisConfig, extra: RedisOptions): RedisOptions {
+  const options: RedisOptions = { ...defaults, ...urlOptions(config), ...extra };
+  const sentinel = config.sentinel;
+  if (!sentinel) return options;
+  const { host: _host, port: _port, ...rest } = options;
+  return {
+    ...rest,
+    name: sentinel.name,
+    role: 'master',
+    sentinels: sentinel.nodes.map(hostPort),
+    ...(sentinel.password ? { sentinelPassword: sentinel.password.reveal() } : {}),
+    // rediss:// is for the data nodes the Sentinels point at.
+    ...(options.tls ? { enableTLSForSentinelMode: true } : {}),
+    // Subscribes to the Sentinels' +switch-master: a failover moves the connection at once,
+    // not when the old master first refuses a write.
+    failoverDetector: true,
+    ...(extra.retryStrategy ? { sentinelRetryStrategy: extra.retryStrategy } : {}),
+  };
+}
+
+function clusterOptions(config: RedisConfig, extra: RedisOptions): ClusterOptions {
+  const { host: _host, port: _port, db: _db, ...node } = urlOptions(config);
+  const { retryStrategy, lazyConnect, enableOfflineQueue, ...perNode } = extra;
+  return {
+    redisOptions: {
+      maxRetriesPerRequest: defaults.maxRetriesPerRequest,
+      reconnectOnError: reconnectOnReadonly,
+      ...node,
+      ...perNode,
+    },
+    clusterRetryStrategy: retryStrategy ?? defaults.retryStrategy,
+    enableReadyCheck: true,
+    // Writes and reads both go to the slot's master: the monitor reads what it just wrote.
+    scaleReads: 'master',
+    // A failover briefly leaves the slot without a master: wait, refresh the slot map, retry.
+    retryDelayOnFailover: 300,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnMoved: 100,
+    maxRedirections: 64,
+    ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+  };
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':');
+  return { host: value.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(value.slice(at + 1)) };
+}
+
+/**
+ * A second connection to the same Redis with some options changed. On a Cluster the options
+ * go to each node's connection (`Cluster.duplicate(nodes, options)` would take them as
+ * startup nodes and silently ignore them).
+ */
+export function duplicateRedis(client: RedisClient, overrides: RedisOptions = {}): RedisClient {
+  if (client instanceof Cluster) {
+    const { retryStrategy, ...perNode } = overrides;
+    return client.duplicate(undefined, {
+      redisOptions: { ...client.options.redisOptions, ...perNode },
+      ...(retryStrategy !== undefined ? { clusterRetryStrategy: retryStrategy } : {}),
+    });
+  }
+  return client.duplicate(overrides);
+}
+
+/** Connected and answering (a Cluster is ready once it knows the slot map). */
+export function isReady(client: RedisClient): boolean {
+  return client.status === 'ready' || (client instanceof Cluster && client.status === 'connect');
+}
+
+/** The node connections that hold data: the Cluster's masters, else the one connection. */
+export function masters(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** SCAN MATCH on every master (a Cluster's keys are spread over its masters). */
+export async function scanKeys(
+  client: RedisClient,
+  pattern: string,
+  onKeys: (keys: string[], node: Redis) => Promise<void>,
+  count = 500,
+): Promise<void> {
+  for (const node of masters(client)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      cursor = next;
+      if (keys.length > 0) await onKeys(keys, node);
+    } while (cursor !== '0');
+  }
+}
+
+/** Closes politely (QUIT), or at once when Redis is not there to answer. */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  if (!isReady(client)) {
+    client.disconnect();
+    return;
+  }
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
 }
 
 /** BullMQ needs `noeviction`: with any other policy Redis may silently drop jobs and state. */
 export async function checkEvictionPolicy(
-  redis: Redis,
+  client: RedisClient,
   logger: Logger,
 ): Promise<string | undefined> {
   try {
-    const info = await redis.info('memory');
+    const info = await client.info('memory');
     const policy = /maxmemory_policy:(\S+)/.exec(info)?.[1];
     if (policy && policy !== 'noeviction') {
       logger.warn(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cronParser from 'cron-parser';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { NetworkConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { CheckJobData } from './job-data.js';
@@ -52,7 +52,7 @@ export interface ReconcileResult {
 
 export interface ReconcileOptions {
   queue: Queue<CheckJobData>;
-  redis: Redis;
+  redis: RedisClient;
   lockKey: string;
   networks: readonly NetworkConfig[];
   jobOptions: { attempts: number; backoffMs: number };
@@ -123,7 +123,7 @@ async function inBatches<T>(
 
 /** A short mutual-exclusion lock: SET NX PX, released only by its owner. Waits its turn. */
 export async function withLock<T>(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   ttlMs: number,
   work: () => Promise<T>,

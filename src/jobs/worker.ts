@@ -1,5 +1,4 @@
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { NotificationSender } from '../notify/sender.js';
@@ -17,7 +16,7 @@ import { createDeliverProcessor, deliveryLeaseMs, mailBackoff, sweepOutbox } fro
 import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
-import { checkEvictionPolicy, connectRedis } from './redis.js';
+import { checkEvictionPolicy, closeRedis, connectRedis, type RedisClient } from './redis.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { dstGapChecker, reconcileSchedulers } from './schedulers.js';
 import type { CheckOutcome } from './traffic-check.js';
@@ -33,7 +32,7 @@ export interface RunningWorker {
   mailWorker: Worker<DeliverJobData, string>;
   checksQueue: Queue<CheckJobData>;
   /** The worker's own Redis connection (shared by its queues and the store). */
-  redis: Redis;
+  redis: RedisClient;
   /** Prometheus metrics of this worker (served on /metrics when monitoring is on). */
   metrics: WorkerMetrics;
   /** The monitoring server and health check, when `monitoring.port` (or the option) is set. */
@@ -58,7 +57,7 @@ export async function startWorker(
   options: StartWorkerOptions = {},
 ): Promise<RunningWorker> {
   const prefix = config.redis.prefix;
-  const redis = connectRedis(config.redis.url, logger);
+  const redis = connectRedis(config.redis, logger);
   await redis.ping();
   await checkEvictionPolicy(redis, logger);
   warnAboutDstGaps(config, logger);
@@ -171,7 +170,7 @@ export async function startWorker(
         await Promise.all([checksQueue.close(), mailQueue.close()]);
         await runtime.close();
         await transport.close();
-        await quit(redis);
+        await closeRedis(redis);
         logger.info('worker stopped');
       })();
       return closing;
@@ -197,14 +196,6 @@ export async function startWorker(
     running.monitoring = monitoring;
   }
   return running;
-}
-
-async function quit(redis: Redis): Promise<void> {
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
-  }
 }
 
 function warnAboutDstGaps(config: Config, logger: Logger): void {

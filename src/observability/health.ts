@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../jobs/redis.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from './with-timeout.js';
 
@@ -26,7 +26,7 @@ export const CANARY_QUEUE_PREFIX = 'canary-';
 const CANARY_JOB = 'canary';
 
 export interface HealthOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** BullMQ key prefix (config redis.prefix). */
   prefix: string;
   /** Workers that must be running and not paused (checks, mail). */
@@ -112,7 +112,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
   // Housekeeping, not awaited by start-up, on a connection of its own that gives up at once when
   // Redis is away (the worker's connection waits for Redis forever, as BullMQ needs), closed
   // when done.
-  const housekeeping = redis.duplicate({ maxRetriesPerRequest: 0 });
+  const housekeeping = duplicateRedis(redis, { maxRetriesPerRequest: 0 });
   housekeeping.on('error', () => undefined);
   const cleanup = removeAbandonedCanaries(housekeeping, prefix, {
     quietForMs: Math.max(600_000, 10 * intervalMs),
@@ -170,7 +170,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
   }
 
   async function checkRedis(problems: string[]): Promise<boolean> {
-    if (redis.status !== 'ready') {
+    if (!isReady(redis)) {
       problems.push(`redis: ${redis.status}${redisError ? ` (${redisError})` : ''}`);
       return false;
     }
@@ -194,7 +194,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
         await cleanup;
         await canaryWorker.close();
         try {
-          if (redis.status === 'ready')
+          if (isReady(redis))
             await withTimeout(canaryQueue.obliterate({ force: true }), redisTimeoutMs, 'redis');
         } catch (error) {
           logger.debug(`canary queue not removed: ${(error as Error).message}`);
@@ -214,25 +214,16 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
  * at least 10 minutes) belongs to a process that crashed. Returns the queue names removed.
  */
 export async function removeAbandonedCanaries(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   options: { quietForMs: number; now?: () => number; keep?: string },
 ): Promise<string[]> {
   const now = options.now ?? Date.now;
   const head = `${prefix}:${CANARY_QUEUE_PREFIX}`;
   const names = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(
-      cursor,
-      'MATCH',
-      `${globEscape(head)}*:meta`,
-      'COUNT',
-      500,
-    );
-    cursor = next;
+  await scanKeys(redis, `${globEscape(head)}*:meta`, async (keys) => {
     for (const key of keys) names.add(key.slice(prefix.length + 1, -':meta'.length));
-  } while (cursor !== '0');
+  });
   names.delete(options.keep ?? '');
 
   const removed: string[] = [];

@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { startHealthCheck, type HealthCheck } from './health.js';
@@ -34,7 +34,7 @@ export function monitoringPort(
 export async function startMonitoring(parts: {
   config: Config;
   port: number;
-  redis: Redis;
+  redis: RedisClient;
   metrics: WorkerMetrics;
   workers: readonly Worker[];
   queues: readonly Queue[];

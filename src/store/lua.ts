@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.js';
 
 /**
  * A server-side script run by EVALSHA (one command on the wire), falling back to EVAL once
@@ -16,7 +16,7 @@ export class LuaScript {
   }
 
   async run(
-    redis: Redis,
+    redis: RedisClient,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {

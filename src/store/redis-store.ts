@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.js';
 import { ThmError } from '../errors.js';
 import { addDays, isIsoDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
@@ -120,7 +120,7 @@ export class RedisStore implements OutboxStore {
   readonly keys: StoreKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = storeKeys(prefix);

@@ -405,5 +405,82 @@ describe('channels', () => {
     const message = errorOf(raw, e ?? channelEnv);
     expect(message).toMatch(expected);
     expect(message).not.toMatch(/path-secret|whsec/);
+
+describe('redis.sentinel and redis.cluster', () => {
+  const sentinel = { name: 'mymaster', nodes: ['10.0.0.1:26379', '10.0.0.2:26379'] };
+
+  it('reads a Sentinel set-up, its password from the environment, never shown', () => {
+    const config = parseConfig(
+      {
+        redis: { sentinel: { ...sentinel, passwordEnv: 'SENTINEL_PW' } },
+        networks: [network()],
+      },
+      { env: { ...env, SENTINEL_PW: 'sentinel-secret-9' } },
+    );
+    expect(config.redis.sentinel).toMatchObject(sentinel);
+    expect(config.redis.sentinel?.password?.reveal()).toBe('sentinel-secret-9');
+    expect(JSON.stringify(redactedConfig(config))).not.toContain('sentinel-secret-9');
+    expect(inspect(config, { depth: 10 })).not.toContain('sentinel-secret-9');
+    expect(
+      errorOf({ redis: { sentinel: { ...sentinel, passwordEnv: 'NOPE' } }, networks: [network()] }),
+    ).toBe('redis.sentinel.passwordEnv: environment variable NOPE is not set or empty');
+  });
+
+  it('takes REDIS_SENTINEL_NODES / REDIS_SENTINEL_NAME / REDIS_CLUSTER_NODES over the file', () => {
+    const fromEnv = parseConfig(
+      { redis: { sentinel }, networks: [network()] },
+      { env: { ...env, REDIS_SENTINEL_NODES: 'a:1, b:2,c:3', REDIS_SENTINEL_NAME: 'other' } },
+    );
+    expect(fromEnv.redis.sentinel).toMatchObject({ name: 'other', nodes: ['a:1', 'b:2', 'c:3'] });
+    const cluster = parseConfig(
+      { redis: { prefix: '{thm}' }, networks: [network()] },
+      { env: { ...env, REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000' } },
+    );
+    expect(cluster.redis.cluster?.nodes).toEqual(['10.0.0.1:7000', '10.0.0.2:7000']);
+    expect(errorOf({ networks: [network()] }, { ...env, REDIS_SENTINEL_NODES: 'a:1' })).toBe(
+      'redis.sentinel.name: is required',
+    );
+  });
+
+  it.each([
+    [
+      { sentinel, cluster: { nodes: ['a:7000'] }, prefix: '{t}' },
+      'redis.cluster: set either redis.sentinel or redis.cluster, not both',
+    ],
+    [
+      { cluster: { nodes: ['a:7000'] } },
+      'redis.prefix: a Redis Cluster needs a hash tag in the prefix, e.g. "{thm}", so that all keys share one slot',
+    ],
+    [
+      { cluster: { nodes: ['a:7000'] }, prefix: 'x{}y' },
+      'redis.prefix: a Redis Cluster needs a hash tag in the prefix, e.g. "{xy}", so that all keys share one slot',
+    ],
+    [
+      { cluster: { nodes: ['a:7000'] }, prefix: '{t}', url: 'redis://h:1/2' },
+      'redis.url: a Redis Cluster has only database 0: drop the /<db> from the URL',
+    ],
+    [{ cluster: { nodes: ['a'] }, prefix: '{t}' }, 'redis.cluster.nodes[0]: must be host:port'],
+    [
+      { cluster: { nodes: [] }, prefix: '{t}' },
+      'redis.cluster.nodes: at least one Cluster node host:port',
+    ],
+    [
+      { sentinel: { ...sentinel, nodes: ['a:99999'] } },
+      'redis.sentinel.nodes[0]: port must be 1-65535',
+    ],
+    [{ sentinels: ['a:1'] }, 'redis: unknown option "sentinels"'],
+  ])('refuses %j', (redis, message) => {
+    expect(errorOf({ redis, networks: [network()] })).toBe(message);
+  });
+
+  it('accepts a hash-tagged cluster prefix and IPv6 nodes', () => {
+    const config = parseConfig(
+      {
+        redis: { prefix: 'a{thm}', cluster: { nodes: ['[::1]:7000', 'redis-0.redis:7000'] } },
+        networks: [network()],
+      },
+      { env },
+    );
+    expect(config.redis.cluster?.nodes).toHaveLength(2);
   });
 });

@@ -138,7 +138,7 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   const logger = cliLogger(config);
   const networks = selectNetworks(config, options);
   const failFast = { maxRetriesPerRequest: 1, retryStrategy: (n: number) => (n > 3 ? null : 200) };
-  const redis = connectRedis(config.redis.url, logger, failFast);
+  const redis = connectRedis(config.redis, logger, failFast);
   const queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
     connection: redis,
     prefix: config.redis.prefix,
@@ -146,7 +146,7 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   // QueueEvents reads with blocking commands: BullMQ requires maxRetriesPerRequest null there.
   const events = options.wait
     ? new QueueEvents(CHECKS_QUEUE, {
-        connection: connectRedis(config.redis.url, logger, {
+        connection: connectRedis(config.redis, logger, {
           retryStrategy: failFast.retryStrategy,
         }),
         prefix: config.redis.prefix,

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import cronParser from 'cron-parser';
 import type { Command } from 'commander';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../jobs/redis.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { localDate } from '../../dates.js';
 import { EXIT_FAILED } from '../../errors.js';
@@ -146,7 +146,7 @@ async function networkStatus(
 export async function collectStatus(
   config: Config,
   store: RedisStore,
-  connection: Redis,
+  connection: RedisClient,
   now = Date.now(),
 ): Promise<StatusReport> {
   const checks = new Queue(CHECKS_QUEUE, { connection, prefix: config.redis.prefix });

@@ -1,0 +1,299 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from '../../src/demo/private-redis.js';
+
+/**
+ * Real Redis topologies on loopback for the failover tests: a 6-node Cluster (3 masters, 3
+ * replicas) and a master + replica watched by 3 Sentinels, each process a `redis-server` of
+ * its own in a temp dir. Never touches the machine's Redis.
+ */
+export interface Node {
+  port: number;
+  /** "127.0.0.1:port" */
+  address: string;
+  client(): Redis;
+  /** SIGKILL (kill -9): no goodbye, no last write. */
+  kill(): Promise<void>;
+  running(): boolean;
+}
+
+interface Spawned extends Node {
+  stop(): Promise<void>;
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${timeoutMs} ms (${String(lastError ?? '')})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function spawnNode(dir: string, port: number, args: string[], clients: Redis[]): Spawned {
+  let child: ChildProcess | undefined = spawn('redis-server', args, {
+    stdio: 'ignore',
+    cwd: dir,
+  });
+  const node: Spawned = {
+    port,
+    address: `127.0.0.1:${port}`,
+    client() {
+      const c = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => 200 });
+      c.on('error', () => undefined);
+      clients.push(c);
+      return c;
+    },
+    running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+    async kill() {
+      const proc = child;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGKILL');
+      await exited;
+      child = undefined;
+    },
+    stop: () => node.kill(),
+  };
+  return node;
+}
+
+async function answers(port: number): Promise<boolean> {
+  const r = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return (await r.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'];
+
+export interface TestCluster {
+  nodes: Node[];
+  /** Startup nodes for redis.cluster.nodes (two of the six, as an operator would give). */
+  seeds: string[];
+  /** The node that is master of the slot of `key` now. */
+  masterOf(key: string): Promise<Node>;
+  /** A replica of the master of `key`. */
+  replicaOf(key: string): Promise<Node>;
+  shutdown(): Promise<void>;
+}
+
+export async function startCluster(): Promise<TestCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-cluster-'));
+  const clients: Redis[] = [];
+  const nodes: Spawned[] = [];
+  for (let i = 0; i < 6; i++) {
+    const port = await freePort();
+    nodes.push(
+      spawnNode(
+        dir,
+        port,
+        [
+          '--port',
+          String(port),
+          '--dir',
+          dir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          // Failure detection of a killed master: small, but not so small that a loaded
+          // machine's pauses look like failures.
+          '--cluster-node-timeout',
+          '3000',
+          ...common,
+        ],
+        clients,
+      ),
+    );
+  }
+  const shutdown = async () => {
+    for (const c of clients) c.disconnect();
+    await Promise.all(nodes.map((n) => n.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const n of nodes)
+      await waitFor(`cluster node ${n.port}`, async () => (await answers(n.port)) || undefined);
+    const create = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...nodes.map((n) => n.address),
+        '--cluster-replicas',
+        '1',
+        '--cluster-yes',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    if (create.status !== 0)
+      throw new Error(`redis-cli --cluster create: ${create.stdout}${create.stderr}`);
+    // Every node agrees the cluster is ok and every replica is in sync.
+    for (const n of nodes) {
+      const c = n.client();
+      await waitFor(`cluster_state ok on ${n.port}`, async () =>
+        (await c.cluster('INFO')).includes('cluster_state:ok') ? true : undefined,
+      );
+    }
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+
+  const masterOf = async (key: string): Promise<Node> => {
+    const any = nodes.find((n) => n.running());
+    if (!any) throw new Error('no cluster node running');
+    const c = any.client();
+    const slot = (await c.cluster('KEYSLOT', key)) as number;
+    const slots = (await c.cluster('SLOTS')) as unknown as Array<
+      [number, number, [string, number]]
+    >;
+    const range = slots.find(([from, to]) => slot >= from && slot <= to);
+    const port = range?.[2][1];
+    const node = nodes.find((n) => n.port === port);
+    if (!node) throw new Error(`no master for slot ${slot}`);
+    return node;
+  };
+  return {
+    nodes,
+    seeds: nodes.slice(0, 2).map((n) => n.address),
+    masterOf,
+    async replicaOf(key) {
+      const master = await masterOf(key);
+      for (const n of nodes) {
+        if (n === master || !n.running()) continue;
+        const role = (await n.client().role()) as [string, string, number];
+        if (role[0] === 'slave' && role[2] === master.port) return n;
+      }
+      throw new Error(`no replica of ${master.address}`);
+    },
+    shutdown,
+  };
+}
+
+export interface TestSentinels {
+  name: string;
+  master: Node;
+  replica: Node;
+  sentinels: Node[];
+  /** "127.0.0.1:port" of each Sentinel, for redis.sentinel.nodes. */
+  sentinelAddresses: string[];
+  /** The master the Sentinels name now. */
+  currentMaster(): Promise<Node>;
+  shutdown(): Promise<void>;
+}
+
+export async function startSentinels(): Promise<TestSentinels> {
+  const name = 'thmmaster';
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-sentinel-'));
+  const clients: Redis[] = [];
+  const all: Spawned[] = [];
+  const shutdown = async () => {
+    for (const c of clients) c.disconnect();
+    await Promise.all(all.map((n) => n.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const [masterPort, replicaPort] = [await freePort(), await freePort()];
+    const dataNode = (port: number, extra: string[]) =>
+      spawnNode(dir, port, ['--port', String(port), '--dir', dir, ...common, ...extra], clients);
+    const master = dataNode(masterPort, []);
+    all.push(master);
+    await waitFor('master', async () => (await answers(masterPort)) || undefined);
+    const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
+    all.push(replica);
+    const replicaClient = replica.client();
+    await waitFor('replica in sync', async () =>
+      (await answers(replicaPort)) &&
+      (await replicaClient.info('replication')).includes('master_link_status:up')
+        ? true
+        : undefined,
+    );
+    const sentinels: Spawned[] = [];
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const conf = path.join(dir, `sentinel-${port}.conf`);
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+          // Generous on a loaded machine, still a failover within seconds of a kill -9.
+          `sentinel down-after-milliseconds ${name} 3000`,
+          `sentinel failover-timeout ${name} 20000`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
+      const node = spawnNode(dir, port, [conf, '--sentinel'], clients);
+      sentinels.push(node);
+      all.push(node);
+    }
+    const probe = sentinels[0]!.client();
+    for (const s of sentinels) {
+      const c = s.client();
+      // Each Sentinel knows the replica and the two other Sentinels before a failover is asked.
+      await waitFor(`sentinel ${s.port} ready`, async () => {
+        const [m] = (await c.call('SENTINEL', 'MASTERS')) as string[][];
+        const fields = new Map<string, string>();
+        for (let i = 0; m && i < m.length; i += 2) fields.set(m[i]!, m[i + 1]!);
+        return Number(fields.get('num-slaves')) >= 1 &&
+          Number(fields.get('num-other-sentinels')) >= 2
+          ? true
+          : undefined;
+      });
+    }
+    const byPort = (port: number) => all.find((n) => n.port === port);
+    return {
+      name,
+      master,
+      replica,
+      sentinels,
+      sentinelAddresses: sentinels.map((s) => s.address),
+      async currentMaster() {
+        const [, port] = (await probe.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [
+          string,
+          string,
+        ];
+        const node = byPort(Number(port));
+        if (!node) throw new Error(`unknown master port ${port}`);
+        return node;
+      },
+      shutdown,
+    };
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+}
+
+export { waitFor };
