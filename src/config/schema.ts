@@ -294,7 +294,10 @@ function urlPath(value: string): string {
 /** "host:port" of a Sentinel or a Cluster node (IPv6 in brackets: "[::1]:7000"). */
 const hostPort = z
   .string()
-  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/, 'must be host:port')
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/, {
+    message: 'must be host:port',
+    abort: true,
+  })
   .refine((value) => {
     const port = Number(value.slice(value.lastIndexOf(':') + 1));
     return port >= 1 && port <= 65_535;
