@@ -405,6 +405,8 @@ describe('channels', () => {
     const message = errorOf(raw, e ?? channelEnv);
     expect(message).toMatch(expected);
     expect(message).not.toMatch(/path-secret|whsec/);
+  });
+});
 
 describe('redis.sentinel and redis.cluster', () => {
   const sentinel = { name: 'mymaster', nodes: ['10.0.0.1:26379', '10.0.0.2:26379'] };
