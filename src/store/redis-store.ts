@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../jobs/redis.js';
 import { ThmError } from '../errors.js';
-import { addDays, isIsoDate } from '../dates.js';
+import { addDays, isIsoDate, localDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
   ActivePair,
@@ -200,7 +200,8 @@ export class RedisStore implements OutboxStore {
       effect.force ? '1' : '0',
       JSON.stringify(run),
       sentAppend,
-      addDays(run.asOf, -RUN_RETENTION_DAYS),
+      // From the wall clock, never from the run's as-of date (a requested date may be anything).
+      addDays(localDate(Date.now(), 'UTC'), -RUN_RETENTION_DAYS),
       indexAdd,
       networkId,
       set.length / 2,

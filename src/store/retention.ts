@@ -1,6 +1,6 @@
 /** How long the store keeps things (one place). */
 
-/** Run records and sent pair events, counted back from the as-of date of each commit. */
+/** Run records and sent pair events, counted back from today (UTC, the wall clock) at each commit. */
 export const RUN_RETENTION_DAYS = 60;
 
 /** Sent notifications stay visible this long ... */

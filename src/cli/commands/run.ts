@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { isIsoDate } from '../../dates.js';
 import { EXIT_FAILED, UsageError } from '../../errors.js';
+import { checkRequestedAsOf } from '../../jobs/as-of.js';
 import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../jobs/enqueue.js';
 import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
@@ -64,7 +65,10 @@ export function registerRunCommand(program: Command): void {
       )
       .option('--network <id>', 'the network to run')
       .option('--all', 'every configured network')
-      .option('--date <YYYY-MM-DD>', "as-of date (default: today in the network's time zone)")
+      .option(
+        '--date <YYYY-MM-DD>',
+        "as-of date (default: today in the network's time zone); at most one day ahead, and not older than the newest run unless that date already ran",
+      )
       .option('--wait', 'wait for the outcome, print it and set the exit code')
       .option('--timeout <seconds>', 'with --wait: give up after this long (default 120)')
       .option(
@@ -152,7 +156,10 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         prefix: config.redis.prefix,
       })
     : undefined;
+  const store = new RedisStore(redis, config.redis.prefix);
   try {
+    // Before anything is enqueued: a refused --date enqueues nothing, for any network.
+    if (options.date) await checkRequestedAsOf(store, kind, networks, options.date);
     await events?.waitUntilReady();
     const jobs: Array<{ network: NetworkConfig } & EnqueuedRun> = [];
     for (const network of networks) {
@@ -168,7 +175,6 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
     }
     const timeoutMs = (options.timeout ?? 120) * 1000;
     const deadline = Date.now() + timeoutMs;
-    const store = new RedisStore(redis, config.redis.prefix);
     const reports: JobReport[] = await Promise.all(
       jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
         const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };

@@ -1,0 +1,59 @@
+import type { NetworkConfig } from '../config/load.js';
+import { addDays, localDate, type IsoDate } from '../dates.js';
+import type { RunKind, RunRecord } from '../monitor/types.js';
+import type { RedisStore } from '../store/redis-store.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * Which as-of dates a hand-triggered run (`thm run --date`) may take. The API has no date
+ * parameter: a run always reads today's data, and `--date` only labels it. So a label far in
+ * the future makes every active pair look weeks old (reminders for all), and one in the past,
+ * between recorded runs, rewrites history with today's data. Allowed: up to one day after today
+ * in the network's zone (a zone ahead of the machine's), any date not older than the newest
+ * recorded run, and any date that already has a run record (a re-run, e.g. with --force).
+ */
+export interface AsOfFacts {
+  requested: IsoDate;
+  /** Today in the network's time zone. */
+  today: IsoDate;
+  /** The as-of date of the newest recorded run of this kind, if any. */
+  newest?: IsoDate;
+  /** A run of this kind is recorded for the requested date. */
+  exists: boolean;
+}
+
+/** Why the date is refused, or undefined when it is allowed. */
+export function asOfProblem(facts: AsOfFacts): string | undefined {
+  const { requested, today, newest, exists } = facts;
+  const latest = addDays(today, 1);
+  if (requested > latest) {
+    return `is more than one day after today (${today} in the network's time zone); the API serves only today's data, so a later date would mislabel it`;
+  }
+  if (newest !== undefined && requested < newest && !exists) {
+    return `is older than the newest recorded run (${newest}) and has no run of its own; the API serves only today's data, so it would rewrite history (re-running a date that already ran is allowed)`;
+  }
+  return undefined;
+}
+
+/**
+ * Checks `--date` for each network against the store, before anything is enqueued; the first
+ * refusal is a UsageError (exit 2) naming the network and the reason.
+ */
+export async function checkRequestedAsOf(
+  store: Pick<RedisStore, 'listRuns'>,
+  kind: RunKind,
+  networks: readonly NetworkConfig[],
+  requested: IsoDate,
+  now = Date.now(),
+): Promise<void> {
+  for (const network of networks) {
+    const runs: RunRecord[] = (await store.listRuns(network.id)).filter((r) => r.kind === kind);
+    const problem = asOfProblem({
+      requested,
+      today: localDate(now, network.timezone),
+      newest: runs[0]?.asOf,
+      exists: runs.some((r) => r.asOf === requested),
+    });
+    if (problem) throw new UsageError(`--date ${requested} for network ${network.id}: ${problem}`);
+  }
+}
