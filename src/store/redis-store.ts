@@ -200,8 +200,9 @@ export class RedisStore implements OutboxStore {
       effect.force ? '1' : '0',
       JSON.stringify(run),
       sentAppend,
-      // From the wall clock, never from the run's as-of date (a requested date may be anything).
-      addDays(localDate(Date.now(), 'UTC'), -RUN_RETENTION_DAYS),
+      // From the clock (when the run finished), never from its as-of date, which a manual
+      // trigger chose: a far-future label must not prune every real record.
+      addDays(localDate(run.finishedAt, 'UTC'), -RUN_RETENTION_DAYS),
       indexAdd,
       networkId,
       set.length / 2,

@@ -1,6 +1,9 @@
 /** How long the store keeps things (one place). */
 
-/** Run records and sent pair events, counted back from today (UTC, the wall clock) at each commit. */
+/**
+ * Run records and sent pair events, counted back from the day (UTC) each commit's run finished:
+ * the clock, never the as-of date.
+ */
 export const RUN_RETENTION_DAYS = 60;
 
 /** Sent notifications stay visible this long ... */

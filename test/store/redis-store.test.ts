@@ -31,6 +31,7 @@ function freshStore(): { store: RedisStore; prefix: string } {
 
 const DAY = '2026-03-01';
 const NOW = Date.UTC(2026, 2, 1, 12);
+const DAY_MS = 86_400_000;
 const load = (store: RedisStore, asOf = DAY, now = NOW) =>
   store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
 
@@ -226,7 +227,7 @@ describe('RedisStore: network state and runs', () => {
       const result = await store.commitRun(
         effect({
           expectedRev: i,
-          run: runRecord(asOf, { finishedAt: NOW + i }),
+          run: runRecord(asOf, { finishedAt: NOW + i * DAY_MS }),
           sentEvents: [`new|1:${i}`],
           invoiceSnapshot: { snapshot, keep: 3 },
         }),
@@ -244,7 +245,15 @@ describe('RedisStore: network state and runs', () => {
     expect(fields).not.toContain(sentField(addDays(last, -61)));
     expect((await store.listInvoiceSnapshots('acme', 10)).map((s) => s.time)).toEqual([69, 68, 67]);
     expect(await store.listRuns('acme', { limit: 2 })).toHaveLength(2);
-    expect(await store.listRuns('acme', { days: 0, now: NOW + 68 })).toHaveLength(2);
+    expect(await store.listRuns('acme', { days: 0, now: NOW + 68 * DAY_MS })).toHaveLength(2);
+
+    // Retention counts from the clock, not from the as-of date: a far-future label (a manual
+    // --date) prunes nothing more.
+    const future = await store.commitRun(
+      effect({ expectedRev: 70, run: runRecord('2030-01-01', { finishedAt: NOW + 69 * DAY_MS }) }),
+    );
+    expect(future.committed).toBe(true);
+    expect(await store.listRuns('acme')).toHaveLength(62);
   });
 
   it('deleteNetworkState removes the network and nothing else', async () => {
