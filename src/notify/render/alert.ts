@@ -27,18 +27,20 @@ import {
 import {
   badge,
   callout,
+  barChart,
   code,
   codeBlock,
   COLORS,
-  dataTable,
   esc,
   FONT,
   heading,
   composeEmail,
+  keepWords,
   linkOrText,
   paragraph,
   prose,
-  type Column,
+  stackedList,
+  stackingGrid,
 } from './html.js';
 import { invoiceSummaryHtml, invoiceSummaryText } from './invoice.js';
 import { emptyClassCounts } from '../../monitor/classify.js';
@@ -61,7 +63,7 @@ export interface AlertEmailInput {
   notifyCleared: boolean;
   /** The network's latest invoice snapshot, when there is one. */
   latestInvoice?: { snapshot: InvoiceSnapshot; change?: InvoiceChange };
-  /** Declining pairs listed in full; cleared pairs get half as many. @defaultValue 80 */
+  /** Declining pairs listed in full; cleared pairs get half as many. @defaultValue 40 */
   maxPairsListed?: number;
   /** Pairs listed per domain; a blocked domain's 300 ISPs should not hide the next domain. @defaultValue 20 */
   maxPairsPerDomain?: number;
@@ -70,10 +72,11 @@ export interface AlertEmailInput {
 }
 
 /*
- * 80 declining pairs (and up to 40 cleared) keep the HTML well under Gmail's ~102 KB clipping
- * point; `thm history` has the rest.
+ * 40 declining pairs (and up to 20 cleared) keep the HTML well under Gmail's ~102 KB clipping
+ * point with a pair card of about 1.5 KB (bar chart included), and are as much as anyone
+ * reads on a phone; `thm history` has the rest.
  */
-export const DEFAULT_MAX_PAIRS_LISTED = 80;
+export const DEFAULT_MAX_PAIRS_LISTED = 40;
 export const DEFAULT_MAX_PAIRS_PER_DOMAIN = 20;
 export const DEFAULT_MAX_DOMAINS_IN_OVERVIEW = 20;
 /** The silence the e-mail suggests: long enough to matter, short enough to be noticed again. */
@@ -307,91 +310,82 @@ function capitalise(value: string): string {
 }
 
 function renderOverview(groups: DomainGroup[], max: number, html: string[], text: string[]): void {
-  const columns: Column[] = [
-    { label: 'Tracking domain' },
-    { label: 'ISPs declining', align: 'right' },
-    { label: 'Clicks lost', align: 'right' },
-    { label: 'Reading' },
-  ];
-  const rows: string[][] = [];
+  // A list, not a four-column table: the columns squeezed a phone's width into broken words.
+  const rows: string[] = [];
   text.push('DOMAINS, WORST FIRST');
   for (const group of groups.slice(0, max)) {
     const url = displayText(group.domainUrl, MAX_URL_CHARS);
     const reading = domainReading(group);
     const color = reading.blocked ? COLORS.critical : COLORS.text;
-    rows.push([
-      `${linkOrText(group.domainUrl, url)}<br><span style="color:${COLORS.muted};font-size:11px;">domain ${group.domainId}</span>`,
-      formatCount(group.ispsAffected),
-      formatCount(group.clicksLost),
-      `<span style="color:${color};${reading.blocked ? 'font-weight:bold;' : ''}">${esc(reading.short)}</span>`,
-    ]);
-    text.push(
-      `  ${url} (domain ${group.domainId}): ${plural(group.ispsAffected, 'ISP')} declining, ${formatCount(group.clicksLost)} clicks lost. ${reading.short}.`,
+    const figures = `${plural(group.ispsAffected, 'ISP')} declining, ${formatCount(group.clicksLost)} clicks lost`;
+    rows.push(
+      `${linkOrText(group.domainUrl, url)} <span style="color:${COLORS.muted};font-size:11px;">domain ${group.domainId}</span><br><span style="color:${color};${reading.blocked ? 'font-weight:bold;' : ''}">${esc(reading.short)}</span>: ${esc(figures)}`,
     );
+    text.push(`  ${url} (domain ${group.domainId}): ${figures}. ${reading.short}.`);
   }
   if (groups.length > max) {
     const rest = groups.length - max;
-    rows.push([`<em>and ${esc(plural(rest, 'more domain'))}</em>`, '', '', '']);
+    rows.push(`<em>and ${esc(plural(rest, 'more domain'))}</em>`);
     text.push(`  and ${plural(rest, 'more domain')}`);
   }
-  html.push(heading('Domains, worst first'), dataTable(columns, rows));
+  html.push(heading('Domains, worst first'), stackedList(rows));
   text.push('');
 }
 
-const PAIR_COLUMNS: Column[] = [
-  { label: 'ISP' },
-  { label: 'Status' },
-  { label: 'Clicks yesterday', align: 'right' },
-  { label: '7 days back', align: 'right', nowrap: true },
-  { label: '14 days back', align: 'right', nowrap: true },
-  { label: '30 days back', align: 'right', nowrap: true },
-  { label: 'Conversions', align: 'right', nowrap: true },
-  { label: 'Revenue', align: 'right', nowrap: true },
-  { label: 'First seen', nowrap: true },
-];
+/**
+ * One listed pair as a card: ISP and severity (in words and colour) on the first line, then
+ * a bar chart of clicks yesterday against 7, 14 and 30 days back (with the percent change of
+ * yesterday against each), then conversions, revenue and the date first seen. Two cards to a
+ * row on a desktop, one on a phone (stackingGrid): the nine-column table it replaces made
+ * every phone scroll sideways. About 1.3 KB a card, hence DEFAULT_MAX_PAIRS_LISTED.
+ */
+const PAIR_CARD_WIDTH = 358;
+const PAIR_CARD_GUTTER = 16;
+
+function severityColor(pair: ClassifiedPair): string {
+  return pair.severity === 'critical' ? COLORS.critical : COLORS.warning;
+}
 
 function severityBadge(pair: ClassifiedPair): string {
-  return pair.severity === 'critical'
-    ? badge('CRITICAL', COLORS.critical)
-    : badge('WARNING', COLORS.warning);
+  return badge(pair.severity === 'critical' ? 'CRITICAL' : 'WARNING', severityColor(pair));
 }
 
-const DROP_SPAN = `<span style="color:${COLORS.critical};">`;
-const FLAT_SPAN = `<span style="color:${COLORS.muted};">`;
-
+/** A drop in the critical colour; a rise, no change or n/a as plain text. */
 function percentHtml(value: number | null | undefined): string {
-  const span = value !== null && value !== undefined && value < 0 ? DROP_SPAN : FLAT_SPAN;
-  return `${span}${formatPercent(value)}</span>`;
+  const text = formatPercent(value);
+  return value !== null && value !== undefined && value < 0
+    ? `<span style="color:${COLORS.critical};">${text}</span>`
+    : text;
 }
 
-function pairRowHtml(pair: ClassifiedPair): string[] {
-  const isp = esc(displayText(pair.isp, MAX_ISP_CHARS));
-  const status = `${severityBadge(pair)}<br>${FLAT_SPAN}${pair.class}</span>`;
+const MUTED_DIV = `<div style="font-size:12px;color:${COLORS.muted};">`;
+
+function pairCardHtml(pair: ClassifiedPair): string {
+  const color = severityColor(pair);
+  const isp = keepWords(displayText(pair.isp, MAX_ISP_CHARS));
+  const head = `<div style="border-top:3px solid ${color};padding-top:5px;font-size:13px;"><strong>${isp}</strong> ${severityBadge(pair)} ${pair.class}</div>`;
+  const firstSeen = `First seen ${esc(pair.firstSeen)}`;
   const f = figuresOf(pair);
   if (!f) {
-    return [
-      isp,
-      status,
-      `<span style="color:${COLORS.muted};">last drop ${formatPercent(-pair.dropPercent)}</span>`,
-      'n/a',
-      'n/a',
-      'n/a',
-      'n/a',
-      'n/a',
-      esc(pair.firstSeen),
-    ];
+    return `${head}${MUTED_DIV}Last drop ${formatPercent(-pair.dropPercent)} vs 7 days back<br>${firstSeen}</div>`;
   }
-  return [
-    `<strong>${isp}</strong>`,
-    status,
-    `<strong>${formatCount(f.clicks.yesterday)}</strong>`,
-    `${formatCount(f.clicks.d7)}<br>${percentHtml(f.clickTrend.d7)}`,
-    `${formatCount(f.clicks.d14)}<br>${percentHtml(f.clickTrend.d14)}`,
-    `${formatCount(f.clicks.d30)}<br>${percentHtml(f.clickTrend.d30)}`,
-    `${formatCount(f.conversions.yesterday)}<br>${FLAT_SPAN}vs ${formatCount(f.conversions.d7)}</span><br>${percentHtml(f.conversionTrend.d7)}`,
-    `${formatMoney(f.revenue.yesterday)}<br>${FLAT_SPAN}vs ${formatMoney(f.revenue.d7)}</span><br>${percentHtml(f.revenueTrend.d7)}`,
-    esc(pair.firstSeen),
-  ];
+  const chart = barChart([
+    {
+      label: 'Yesterday',
+      value: f.clicks.yesterday,
+      color,
+      valueHtml: `<strong>${formatCount(f.clicks.yesterday)}</strong>`,
+    },
+    ...(['d7', 'd14', 'd30'] as const).map((day) => ({
+      label: `${day.slice(1)} days back`,
+      value: f.clicks[day],
+      color: COLORS.bar,
+      valueHtml: `${formatCount(f.clicks[day])} ${percentHtml(f.clickTrend[day])}`,
+    })),
+  ]);
+  const conversions = `Conversions ${formatCount(f.conversions.yesterday)} vs ${formatCount(f.conversions.d7)} ${percentHtml(f.conversionTrend.d7)}`;
+  const revenue = `Revenue ${formatMoney(f.revenue.yesterday)} vs ${formatMoney(f.revenue.d7)} ${percentHtml(f.revenueTrend.d7)}`;
+  return `${head}${chart}${MUTED_DIV}${conversions}<br>${revenue}<br>${firstSeen}</div>`;
 }
 
 function pairLinesText(pair: ClassifiedPair): string[] {
@@ -454,7 +448,7 @@ function renderDomains(
       html.push(paragraph(esc(reading.long)));
       text.push(reading.long);
     }
-    html.push(dataTable(PAIR_COLUMNS, shown.map(pairRowHtml)));
+    html.push(stackingGrid(shown.map(pairCardHtml), PAIR_CARD_WIDTH, 2, PAIR_CARD_GUTTER));
     for (const pair of shown) text.push(...pairLinesText(pair));
     const hidden = group.pairs.length - shown.length;
     const quiet = Math.max(0, group.ispsAffected - group.pairs.length);
@@ -519,27 +513,16 @@ function renderCleared(
     html.push(callout(`<strong>${esc(caveat)}</strong>`, COLORS.warning, COLORS.warningBg));
     text.push(`!! ${caveat}`);
   }
-  const columns: Column[] = [
-    { label: 'Tracking domain' },
-    { label: 'ISP' },
-    { label: 'First seen' },
-    { label: 'Last drop', align: 'right' },
-    { label: 'Note' },
-  ];
+  // One pair per row, its figures under its name: reads the same on a phone and a desktop.
   const shown = cleared.slice(0, maxListed);
   const rows = shown.map((pair) => {
     const url = displayText(pair.domainUrl, MAX_URL_CHARS);
-    return [
-      linkOrText(pair.domainUrl, url),
-      esc(displayText(pair.isp, MAX_ISP_CHARS)),
-      esc(pair.firstSeen),
-      formatPercent(-pair.dropPercent),
-      pair.mayStillBeDepressed
-        ? badge('MAY STILL BE DEPRESSED', COLORS.warning)
-        : badge('CLEARED', COLORS.cleared),
-    ];
+    const note = pair.mayStillBeDepressed
+      ? badge('MAY STILL BE DEPRESSED', COLORS.warning)
+      : badge('CLEARED', COLORS.cleared);
+    return `<strong>${keepWords(displayText(pair.isp, MAX_ISP_CHARS))}</strong> ${note}<br><span style="color:${COLORS.muted};">on ${linkOrText(pair.domainUrl, url)}, ${keepWords(`first seen ${pair.firstSeen}, last drop ${formatPercent(-pair.dropPercent)}`)}</span>`;
   });
-  html.push(dataTable(columns, rows));
+  html.push(stackedList(rows));
   for (const pair of shown) {
     const note = pair.mayStillBeDepressed ? ' MAY STILL BE DEPRESSED' : '';
     text.push(

@@ -12,8 +12,8 @@ import { emptyClassCounts } from '../../monitor/classify.js';
 /**
  * A realistic alert e-mail's input: one blocked domain (many ISPs together), one domain with a
  * single ISP filtering, one with two ISPs, cleared pairs (one that may still be depressed),
- * ongoing and silenced pairs, and an invoice summary. Used by the renderer tests and to
- * regenerate docs/alert-email.png (src/notify/render/write-example.ts).
+ * ongoing and silenced pairs, and an invoice summary. Used by the renderer tests and by
+ * src/notify/render/write-example.ts.
  */
 
 type Four = [yesterday: number, d7: number, d14: number, d30: number];

@@ -2,10 +2,23 @@ import type { RenderedEmail } from '../types.js';
 import { escapeHtml, safeHref } from './format.js';
 
 /**
- * The HTML frame every e-mail kind shares. Mail clients are not browsers: no <style> blocks
- * (Gmail strips some, Outlook ignores most), no external assets, layout by tables, every style
- * inline, a fixed readable width. Callers pass already-escaped fragments; `esc` is the only way
- * API text gets in.
+ * The HTML frame every e-mail kind shares. Mail clients are not browsers, so:
+ *
+ * - Every style inline. The one <style> block is an extra (Outlook's cell font, the dark
+ *   palette): Gmail's app and Outlook drop or ignore it, and the layout must not need it. No
+ *   media queries: narrow screens are handled by widths that shrink (width:100% with a
+ *   max-width) and blocks that wrap under each other (`stackingGrid`).
+ * - Layout by tables with widths in attributes, which Outlook's Word engine keeps; no flex or
+ *   grid. Where Outlook would ignore a max-width, a table only it sees (`<!--[if mso]>`) holds
+ *   the same widths.
+ * - Anything can wrap: the card sets `overflow-wrap:anywhere` once, which is inherited, so a
+ *   long URL or ISP name breaks instead of widening a table on a phone. Spaces are still
+ *   preferred; short hyphenated words are kept whole (`keepWords`).
+ * - Dark mode: a `color-scheme` meta and, for clients that honour it, a dark palette mapped
+ *   from the light one (`DARK_STYLE`); clients that invert colours themselves get solid
+ *   colours only (no images, no transparency), and severity always in words as well.
+ * - No external assets. Callers pass already-escaped fragments; `esc` is the only way API text
+ *   gets in.
  */
 
 export const esc = escapeHtml;
@@ -22,7 +35,44 @@ export const COLORS = {
   cleared: '#027a48',
   clearedBg: '#ecfdf3',
   link: '#1d4ed8',
+  /** The page around the card, the card, every other table row. */
+  page: '#f5f7fa',
+  card: '#ffffff',
+  zebra: '#f8fafc',
+  /** Bars of the comparison days (the day itself is drawn in its severity's colour). */
+  bar: '#9fb3c8',
 } as const;
+
+/**
+ * The dark palette, one counterpart per light colour, applied by attribute selectors to the
+ * inline styles and bgcolor attributes the renderers write: no class on every element, no
+ * byte per pair. Only for clients that honour prefers-color-scheme in a <style> block (Apple
+ * Mail, iOS Mail, Outlook for Mac); the rest show the light design or invert it themselves.
+ */
+const DARK: Array<[light: string, dark: string, role: 'text' | 'bg' | 'border']> = [
+  [COLORS.text, '#e4e7eb', 'text'],
+  [COLORS.muted, '#a6b1bd', 'text'],
+  [COLORS.critical, '#ff8f80', 'text'],
+  [COLORS.warning, '#f7b26a', 'text'],
+  [COLORS.cleared, '#6ce9a6', 'text'],
+  [COLORS.link, '#8ab4ff', 'text'],
+  [COLORS.page, '#0f1317', 'bg'],
+  [COLORS.card, '#1a1f24', 'bg'],
+  [COLORS.headerBg, '#26313b', 'bg'],
+  [COLORS.zebra, '#20262d', 'bg'],
+  [COLORS.criticalBg, '#3d1f1c', 'bg'],
+  [COLORS.warningBg, '#3a2c14', 'bg'],
+  [COLORS.clearedBg, '#12301f', 'bg'],
+  [COLORS.border, '#3e4c59', 'border'],
+];
+
+function darkRule([light, dark, role]: (typeof DARK)[number]): string {
+  if (role === 'text') return `[style*="color:${light}"]{color:${dark}!important}`;
+  if (role === 'border') return `[style*="solid ${light}"]{border-color:${dark}!important}`;
+  return `[bgcolor="${light}"],[style*="background:${light}"]{background:${dark}!important}`;
+}
+
+const DARK_STYLE = `@media (prefers-color-scheme:dark){${DARK.map(darkRule).join('')}}`;
 
 export const FONT = 'font-family:Arial,Helvetica,sans-serif;';
 
@@ -54,7 +104,7 @@ export function callout(innerHtml: string, color: string, background: string): s
 }
 
 export function code(text: string): string {
-  return `<code style="font-family:Menlo,Consolas,monospace;font-size:12px;background:${COLORS.headerBg};padding:2px 4px;border-radius:3px;overflow-wrap:break-word;">${esc(text)}</code>`;
+  return `<code style="font-family:Menlo,Consolas,monospace;font-size:12px;background:${COLORS.headerBg};padding:2px 4px;border-radius:3px;">${keepWords(text)}</code>`;
 }
 
 /**
@@ -69,50 +119,25 @@ export function prose(text: string): string {
 }
 
 export function codeBlock(lines: string[]): string {
-  return `<pre style="font-family:Menlo,Consolas,monospace;font-size:12px;line-height:1.5;background:${COLORS.headerBg};border:1px solid ${COLORS.border};padding:8px 10px;margin:0 0 10px 0;white-space:pre-wrap;word-break:break-all;">${lines.map(esc).join('\n')}</pre>`;
-}
-
-export interface Column {
-  /** Header text (plain). */
-  label: string;
-  align?: 'left' | 'right';
-  nowrap?: boolean;
+  return `<pre style="font-family:Menlo,Consolas,monospace;font-size:12px;line-height:1.5;background:${COLORS.headerBg};border:1px solid ${COLORS.border};padding:8px 10px;margin:0 0 10px 0;white-space:pre-wrap;">${lines.map(keepWords).join('\n')}</pre>`;
 }
 
 /*
- * Data tables are the bulk of a big digest, and Gmail clips a message whose HTML passes about
- * 102 KB. So a cell carries no style of its own: the font is set once on the table (and for
- * Outlook, which does not inherit it into cells, once in the head), padding by cellpadding,
- * alignment by the align/valign attributes every client honours, rows told apart by zebra
- * stripes instead of per-cell borders. About 0.5 KB per listed pair.
+ * Lists and pair cards are the bulk of a big digest, and Gmail clips a message whose HTML
+ * passes about 102 KB. So a cell carries as little style as it can: the font is set once on
+ * the table (and for Outlook, which does not inherit it into cells, once in the head), padding
+ * by cellpadding, alignment by the align/valign attributes every client honours, rows told
+ * apart by zebra stripes instead of per-cell borders.
  */
 const TABLE_STYLE = `border-collapse:collapse;border:1px solid ${COLORS.border};margin:0 0 12px 0;font:13px Arial,Helvetica,sans-serif;color:${COLORS.text};`;
 
-/** A data table. `rows` are arrays of already-escaped cell HTML. */
-export function dataTable(columns: Column[], rows: string[][]): string {
-  const parts: string[] = [
-    `<table width="100%" cellpadding="6" cellspacing="0" border="0" style="${TABLE_STYLE}"><tr bgcolor="${COLORS.headerBg}">`,
-  ];
-  for (const column of columns) {
-    parts.push(
-      `<th align="${column.align ?? 'left'}" style="font-size:12px;color:${COLORS.muted};white-space:nowrap;">${esc(column.label)}</th>`,
-    );
-  }
-  parts.push('</tr>');
-  const aligns = columns.map(
-    (c) => `<td${c.align === 'right' ? ' align="right"' : ''}${c.nowrap ? ' nowrap' : ''}>`,
+/** Items one under the other in a bordered, striped table of one column. */
+export function stackedList(items: string[]): string {
+  const rows = items.map(
+    (item, r) => `<tr${r % 2 === 1 ? ` bgcolor="${COLORS.zebra}"` : ''}><td>${item}</td></tr>`,
   );
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] ?? [];
-    parts.push(r % 2 === 1 ? `<tr valign="top" bgcolor="${ZEBRA}">` : '<tr valign="top">');
-    for (let i = 0; i < row.length; i++) parts.push(aligns[i] ?? '<td>', row[i] ?? '', '</td>');
-    parts.push('</tr>');
-  }
-  parts.push('</table>');
-  return parts.join('');
+  return `<table role="presentation" width="100%" cellpadding="6" cellspacing="0" border="0" style="${TABLE_STYLE}">${rows.join('')}</table>`;
 }
-
-const ZEBRA = '#f8fafc';
 
 /** Two-column label/value table (invoice summary, problem details). */
 export function keyValueTable(rows: Array<[label: string, valueHtml: string]>): string {
@@ -129,8 +154,9 @@ export function keyValueTable(rows: Array<[label: string, valueHtml: string]>): 
 }
 
 /**
- * The whole document: a centred 760px column on a light background. `preheader` is the hidden
- * line many clients show next to the subject in the inbox list.
+ * The whole document: a centred column, 760px at most and the screen's width on a phone, on a
+ * light background. `preheader` is the hidden line many clients show next to the subject in
+ * the inbox list.
  */
 export function htmlDocument(input: {
   title: string;
@@ -139,21 +165,100 @@ export function htmlDocument(input: {
   footer: string;
 }): string {
   return [
-    '<!DOCTYPE html><html><head><meta charset="utf-8">',
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width,initial-scale=1">',
+    '<meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark">',
     `<title>${esc(input.title)}</title>`,
-    // Only for Outlook on Windows, which does not inherit the table's font into cells; every
-    // other style is inline.
-    '<style>td,th{font-family:Arial,Helvetica,sans-serif;}</style></head>',
-    `<body style="margin:0;padding:0;background:#f5f7fa;">`,
+    // Outlook on Windows does not inherit the table's font into cells; the dark palette.
+    `<style>:root{color-scheme:light dark;supported-color-schemes:light dark}td,th{font-family:Arial,Helvetica,sans-serif;}${DARK_STYLE}</style></head>`,
+    `<body bgcolor="${COLORS.page}" style="margin:0;padding:0;background:${COLORS.page};">`,
     `<div style="display:none;max-height:0;overflow:hidden;">${esc(input.preheader)}</div>`,
-    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;background:#f5f7fa;"><tr><td align="center" style="padding:16px 8px;">`,
-    `<table role="presentation" width="760" cellpadding="0" cellspacing="0" style="border-collapse:collapse;width:100%;max-width:760px;background:#ffffff;border:1px solid ${COLORS.border};"><tr><td style="padding:20px 24px;">`,
+    `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" bgcolor="${COLORS.page}" style="border-collapse:collapse;background:${COLORS.page};"><tr><td align="center" style="padding:12px 6px;">`,
+    `<table role="presentation" width="${CARD_WIDTH}" cellpadding="0" cellspacing="0" bgcolor="${COLORS.card}" style="border-collapse:collapse;width:100%;max-width:${CARD_WIDTH}px;background:${COLORS.card};border:1px solid ${COLORS.border};"><tr><td align="left" style="padding:${CARD_PADDING}px;${FONT}font-size:14px;color:${COLORS.text};overflow-wrap:anywhere;word-break:break-word;">`,
     input.bodyHtml,
     `<p style="${FONT}font-size:12px;color:${COLORS.muted};margin:24px 0 0 0;border-top:1px solid ${COLORS.border};padding-top:10px;">${esc(input.footer)}</p>`,
     '</td></tr></table></td></tr></table></body></html>',
   ].join('');
 }
+
+/** The column's widest and its padding: the content is at most 760 - 2 * 18 = 724px wide. */
+const CARD_WIDTH = 760;
+const CARD_PADDING = 18;
+
+/**
+ * Blocks side by side while they fit, one under the other when they do not: each is an
+ * inline-block of `width:100%` up to `maxWidth` (its `gutter` of right and bottom padding
+ * included), so a phone gets one per row and a desktop `perRow` (no media query involved).
+ * Outlook, which ignores inline-block and max-width, gets a table of `perRow` cells of
+ * `maxWidth` that only it sees.
+ */
+export function stackingGrid(
+  blocks: string[],
+  maxWidth: number,
+  perRow: number,
+  gutter: number,
+): string {
+  const cell = `<td width="${maxWidth}" valign="top">`;
+  const open = `<div style="display:inline-block;vertical-align:top;width:100%;max-width:${maxWidth}px;box-sizing:border-box;padding:0 ${gutter}px ${gutter}px 0;">`;
+  const parts: string[] = [
+    `<!--[if mso]><table role="presentation" cellpadding="0" cellspacing="0"><tr>${cell}<![endif]-->`,
+  ];
+  for (let i = 0; i < blocks.length; i++) {
+    if (i > 0) {
+      const next = i % perRow === 0 ? `</td></tr><tr>${cell}` : `</td>${cell}`;
+      parts.push(`<!--[if mso]>${next}<![endif]-->`);
+    }
+    parts.push(open, blocks[i] ?? '', '</div>');
+  }
+  parts.push('<!--[if mso]></td></tr></table><![endif]-->');
+  // No white space between the blocks: it would add a gap that can push the second one down.
+  return parts.join('');
+}
+
+export interface Bar {
+  /** Plain text. */
+  label: string;
+  value: number;
+  color: string;
+  /** The figures shown after the bar (the value, a percent change), escaped HTML. */
+  valueHtml: string;
+}
+
+/**
+ * A horizontal bar chart from table cells: each bar is a one-cell table of a percentage width
+ * with a background colour. Unlike SVG or images it shows in every client, Outlook included,
+ * needs no download, and survives a dark-mode inversion. Bars are relative to the largest
+ * value; a zero gets no bar. About 180 bytes a bar: the biggest part of a pair card.
+ */
+export function barChart(bars: Bar[]): string {
+  let max = 0;
+  for (const bar of bars) if (Number.isFinite(bar.value) && bar.value > max) max = bar.value;
+  const rows = bars.map((bar) => {
+    const share = max > 0 && bar.value > 0 ? Math.max(1, Math.round((bar.value / max) * 100)) : 0;
+    const drawn =
+      share > 0
+        ? `<table width="${share}%" cellpadding="0" cellspacing="0"><tr><td height="8" bgcolor="${bar.color}"></td></tr></table>`
+        : '';
+    return `<tr><td>${esc(bar.label)}</td><td width="100%">${drawn}</td><td align="right">${bar.valueHtml}</td></tr>`;
+  });
+  return `<table role="presentation" width="100%" cellpadding="2" cellspacing="0" style="font-size:12px;white-space:nowrap;margin:4px 0;">${rows.join('')}</table>`;
+}
+
+/**
+ * Short hyphenated words (`T-Mobile`, `--wait`) never break at the hyphen: escaped, with each
+ * such word in a no-wrap span. Longer ones may still break, so nothing can overflow a phone.
+ */
+export function keepWords(text: string): string {
+  const escaped = esc(text);
+  if (!text.includes('-')) return escaped;
+  return escaped.replace(/(^|\s)(\S*-\S*)(?=\s|$)/g, (whole, space: string, word: string) =>
+    word.length <= MAX_KEPT_WORD
+      ? `${space}<span style="white-space:nowrap;">${word}</span>`
+      : whole,
+  );
+}
+
+const MAX_KEPT_WORD = 24;
 
 /**
  * The last step of every renderer: the text part ends with the "-- " signature separator (with

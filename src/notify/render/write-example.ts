@@ -5,11 +5,11 @@ import { renderAlertEmail } from './alert.js';
 import { exampleAlertInput } from './example.js';
 
 /**
- * Writes the example alert e-mail (HTML and text) for docs/alert-email.png:
+ * Writes the example alert e-mail (HTML and text) to a directory, to look at in a browser:
  *
  *   npm run build && node dist/src/notify/render/write-example.js /tmp/alert-example
- *   chromium --headless --no-sandbox --disable-gpu --window-size=900,1400 \
- *     --screenshot=docs/alert-email.png file:///tmp/alert-example/alert.html
+ *
+ * The docs screenshots come from the demo instead (README, "Developing it").
  */
 export function writeExample(dir: string): { html: string; text: string } {
   const email = renderAlertEmail(exampleAlertInput());
