@@ -187,6 +187,27 @@ describe.skipIf(!available)('e-mail layout in headless Chromium', () => {
     },
   );
 
+  it('pair cards: two to a row at 1200 px, one under the other at 390 px, ISP and severity on one line', async () => {
+    const blocked = demoFiles.find((f) => path.basename(f).startsWith('2026-11-17-acme-alert'))!;
+    const CARDS = `[...document.querySelectorAll('div[style*="display:inline-block"]')].slice(0, 2).map((card) => {
+      const box = card.getBoundingClientRect();
+      const isp = card.querySelector('strong').getBoundingClientRect();
+      const severity = card.querySelector('b').getBoundingClientRect();
+      return { top: box.top, bottom: box.bottom, left: box.left, sameLine: Math.abs(isp.top - severity.top) < 4, severity: card.querySelector('b').textContent };
+    })`;
+    type Card = { top: number; bottom: number; left: number; sameLine: boolean; severity: string };
+    await page.open(blocked, DESKTOP);
+    const [a, b] = await page.evaluate<Card[]>(CARDS);
+    expect(b!.top).toBe(a!.top);
+    expect(b!.left).toBeGreaterThan(a!.left + 300);
+    await page.open(blocked, PHONE);
+    const [c, d] = await page.evaluate<Card[]>(CARDS);
+    expect(d!.top).toBeGreaterThanOrEqual(c!.bottom);
+    expect(d!.left).toBe(c!.left);
+    for (const card of [a, b, c, d])
+      expect(card).toMatchObject({ sameLine: true, severity: 'CRITICAL' });
+  });
+
   it.each([
     ['light', PHONE],
     ['dark', { ...PHONE, colorScheme: 'dark' as const }],
