@@ -71,9 +71,13 @@ export class ThmError extends Error {
 }
 
 export class ConfigError extends ThmError {
-  constructor(message: string, options?: ThmErrorOptions) {
+  /** Every problem found, one line each (the message names the first and counts the rest). */
+  readonly problems: string[];
+
+  constructor(message: string, options?: ThmErrorOptions & { problems?: string[] }) {
     super('THM_CONFIG', message, options);
     this.name = 'ConfigError';
+    this.problems = options?.problems ?? [message];
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type ParsedConfig,
   type ParsedNetwork,
 } from './schema.js';
+import { describeIssues, summarizeProblems } from './problems.js';
 import { Secret, redactUrl } from './secret.js';
 
 /**
@@ -101,20 +102,46 @@ export function parseConfig(
   const env = options.env ?? process.env;
   const source = options.source ?? '(inline)';
   const withOverrides = applyEnvOverrides(raw, env);
-  const result = configSchema.safeParse(withOverrides);
-  if (!result.success) throw new ConfigError(formatIssues(result.error.issues));
-  const parsed = result.data;
-
+  // reportInput: a wrongly typed field is told apart from a missing one (src/config/problems.ts).
+  const result = configSchema.safeParse(withOverrides, { reportInput: true });
+  const problems: string[] = [];
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+    problems.push(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
+  if (!result.success) {
+    throw configError([...describeIssues(result.error.issues, configSchema), ...problems]);
+  }
+  const parsed = result.data;
   const baseDir =
     options.source && options.source !== '(inline)'
       ? path.dirname(options.source)
       : (options.cwd ?? process.cwd());
-
+  // Every key and channel is resolved, so that one check names every one that does not.
+  const collect = <T>(work: () => T): T | undefined => {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+  };
   const { channels: defaultChannels, ...rest } = parsed;
+  const networks = parsed.networks.map((network, index) => ({
+    ...network,
+    name: network.name ?? network.id,
+    apiKey: collect(() => resolveApiKey(network, index, env, baseDir)) as Secret,
+    channels:
+      collect(() =>
+        network.channels
+          ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir)
+          : resolveChannels(defaultChannels, 'channels', env, baseDir),
+      ) ?? [],
+  }));
+  // The default channels are resolved per network: the same problem once.
+  if (problems.length > 0) throw configError([...new Set(problems)]);
+
   return {
     ...rest,
     source,
@@ -134,14 +161,7 @@ export function parseConfig(
           ? undefined
           : new Secret(parsed.monitoring.dashboardAuth),
     },
-    networks: parsed.networks.map((network, index) => ({
-      ...network,
-      name: network.name ?? network.id,
-      apiKey: resolveApiKey(network, index, env, baseDir),
-      channels: network.channels
-        ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir)
-        : resolveChannels(defaultChannels, 'channels', env, baseDir),
-    })),
+    networks,
   };
 }
 
@@ -217,13 +237,18 @@ function readSecretSource(
   return value;
 }
 
+/** One line for the usual error path, every problem for `thm config check`. */
+function configError(problems: string[]): ConfigError {
+  return new ConfigError(summarizeProblems(problems), { problems });
+}
+
 /** A YAML section left with only comments in it (`heartbeat:`) parses as null: same as absent. */
 function dropNullSections(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }
 
-function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+export function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
   const doc = dropNullSections(raw) as Record<string, unknown>;
   if (Array.isArray(doc.networks)) doc.networks = doc.networks.map(dropNullSections);
@@ -310,32 +335,9 @@ function resolveApiKey(
   return new Secret(value);
 }
 
-/** `networks[0].baseUrl: must be https://...`: the path in JS notation, then the problem. */
-export function formatIssuePath(issuePath: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of issuePath) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out || '(root)';
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') {
-    return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
-  return issue.message;
-}
-
-/** One line: the first problem, and how many more there are. */
+/** One line: the first problem, and how many more there are (job data, scenario files). */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const [first] = issues;
-  if (!first) return 'invalid config';
-  const line = `${formatIssuePath(first.path)}: ${describeIssue(first)}`;
-  return issues.length > 1
-    ? `${line} (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})`
-    : line;
+  return summarizeProblems(describeIssues(issues));
 }
 
 /** The effective config as a plain document with every secret shown as [redacted]. */

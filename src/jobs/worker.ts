@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import type { Config } from '../config/load.js';
+import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
 import { NotificationSender } from '../notify/sender.js';
 import { createMailTransport } from '../notify/transport.js';
@@ -18,7 +19,7 @@ import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
 import { checkEvictionPolicy, closeRedis, connectRedis, type RedisClient } from './redis.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { dstGapChecker, reconcileSchedulers } from './schedulers.js';
+import { reconcileSchedulers } from './schedulers.js';
 import type { CheckOutcome } from './traffic-check.js';
 
 /**
@@ -60,7 +61,7 @@ export async function startWorker(
   const redis = connectRedis(config.redis, logger);
   await redis.ping();
   await checkEvictionPolicy(redis, logger);
-  warnAboutDstGaps(config, logger);
+  logConfigWarnings(config, logger);
 
   const checksQueue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
   const mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
@@ -198,22 +199,10 @@ export async function startWorker(
   return running;
 }
 
-function warnAboutDstGaps(config: Config, logger: Logger): void {
-  const cronTimesInDstGap = dstGapChecker();
-  for (const network of config.networks) {
-    const crons = [
-      ['trafficCheck.cron', network.trafficCheck.cron],
-      ...(network.invoices.enabled ? [['invoices.cron', network.invoices.cron]] : []),
-    ];
-    for (const [field, pattern] of crons) {
-      const gaps = cronTimesInDstGap(pattern ?? '', network.timezone);
-      if (gaps.length > 0) {
-        logger.warn(
-          { network: network.id, field, timezone: network.timezone, at: gaps },
-          `${field} "${pattern}" falls in a daylight-saving gap of ${network.timezone} (local ${gaps.join(', ')}): that day's run may be skipped or shifted; pick a time outside 01:00-03:59`,
-        );
-      }
-    }
+/** The warnings `thm config check` gives, logged once per start (and per reload). */
+export function logConfigWarnings(config: Config, logger: Logger): void {
+  for (const w of configWarnings(config.networks)) {
+    logger.warn({ network: w.network, field: w.field }, `${w.field}: ${w.message}`);
   }
 }
 

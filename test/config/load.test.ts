@@ -158,7 +158,17 @@ describe('config rules: one line naming the field', () => {
     [
       'unknown option',
       { networks: [network({ alerts: { minDropPercnt: 10 } })] },
-      /^networks\[0\]\.alerts: unknown option "minDropPercnt"$/,
+      /^networks\[0\]\.alerts: unknown option "minDropPercnt" \(did you mean "minDropPercent"\?\)$/,
+    ],
+    [
+      'wrongly typed threshold: the expected type, not "is required"',
+      { networks: [network({ alerts: { minBaselineClicks: 'fifty' } })] },
+      /^networks\[0\]\.alerts\.minBaselineClicks: expected a number, got text$/,
+    ],
+    [
+      'a section where a list belongs',
+      { networks: { id: 'acme' } },
+      /^networks: expected a list, got a section$/,
     ],
     [
       'negative threshold',

@@ -1,0 +1,78 @@
+import cronParser from 'cron-parser';
+import { dstGapChecker } from '../jobs/schedulers.js';
+import type { ParsedNetwork } from './schema.js';
+
+/**
+ * What is valid but probably not meant, said by `thm config check` and logged by the worker at
+ * start (and on a reload): a cron that fires inside a daylight-saving gap of its zone (that
+ * day's run is skipped or shifted), and a cron that fires more often than hourly (every run
+ * reads the network's whole trend list from the partner API; the data changes once a day).
+ */
+export interface ConfigWarning {
+  network: string;
+  /** e.g. `networks[0].trafficCheck.cron` */
+  field: string;
+  message: string;
+}
+
+type WarnedNetwork = Pick<ParsedNetwork, 'id' | 'timezone' | 'trafficCheck' | 'invoices'>;
+
+export function configWarnings(
+  networks: readonly WarnedNetwork[],
+  now = Date.now(),
+): ConfigWarning[] {
+  const inDstGap = dstGapChecker(now);
+  const warnings: ConfigWarning[] = [];
+  networks.forEach((network, index) => {
+    const crons: Array<[string, string]> = [['trafficCheck.cron', network.trafficCheck.cron]];
+    if (network.invoices.enabled) crons.push(['invoices.cron', network.invoices.cron]);
+    for (const [name, pattern] of crons) {
+      const field = `networks[${index}].${name}`;
+      const gaps = inDstGap(pattern, network.timezone);
+      if (gaps.length > 0) {
+        warnings.push({
+          network: network.id,
+          field,
+          message: `"${pattern}" falls in a daylight-saving gap of ${network.timezone} (local ${gaps.join(', ')}): that day's run may be skipped or shifted; pick a time outside 01:00-03:59`,
+        });
+      }
+      const interval = shortestIntervalMs(pattern, network.timezone, now);
+      if (interval < 3_600_000) {
+        warnings.push({
+          network: network.id,
+          field,
+          message: `"${pattern}" fires every ${describeInterval(interval)}: more often than hourly, and each run reads the whole list from the partner API, whose data changes once a day`,
+        });
+      }
+    }
+  });
+  return warnings;
+}
+
+/**
+ * The shortest time between two fires over the next two days (enough for any daily shape);
+ * Infinity when it fires at most once in that time.
+ */
+export function shortestIntervalMs(pattern: string, timeZone: string, now: number): number {
+  const end = now + 2 * 86_400_000;
+  let shortest = Infinity;
+  try {
+    const fires = cronParser.parseExpression(pattern, { tz: timeZone, currentDate: new Date(now) });
+    let previous = fires.next().getTime();
+    // Bounded: a per-minute cron fires 2,880 times in two days, a per-second one stops here.
+    for (let i = 0; i < 3_000 && previous < end; i++) {
+      const next = fires.next().getTime();
+      shortest = Math.min(shortest, next - previous);
+      previous = next;
+    }
+  } catch {
+    // No further fire (cron-parser throws at the end of its range): nothing to compare.
+  }
+  return shortest;
+}
+
+function describeInterval(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  const minutes = Math.round(ms / 60_000);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
