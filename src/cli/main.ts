@@ -10,6 +10,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSilenceCommands } from './commands/silence.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { printJsonFailure, wantsJson } from './output.js';
 
 /**
  * The `thm` command line. Each command lives in its own file under commands/ and registers
@@ -60,14 +61,26 @@ export async function runCli(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {
+    // With --json a failure is one JSON document on stdout, as a success is; the line on
+    // stderr stays for the person reading along.
+    const json = wantsJson(argv);
     if (error instanceof CommanderError) {
       // --help and --version exit through here with code 0.
-      return error.exitCode === 0 ? 0 : EXIT_USAGE;
+      if (error.exitCode === 0) return 0;
+      if (json) printJsonFailure('THM_USAGE', error.message.replace(/^error: /, ''));
+      return EXIT_USAGE;
     }
     if (isExpectedError(error)) {
+      if (json) {
+        printJsonFailure(error.code, error.message, {
+          error: error.status !== undefined ? { status: error.status } : {},
+        });
+      }
       process.stderr.write(`thm: ${error.message}\n`);
       return exitCodeFor(error);
     }
+    const message = error instanceof Error ? error.message : String(error);
+    if (json) printJsonFailure('THM_INTERNAL', `unexpected error: ${message}`);
     process.stderr.write(
       `thm: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );

@@ -1,9 +1,27 @@
 /**
  * How the CLI talks to a person or a script: `--json` prints exactly one JSON document on
  * stdout; everything else (logs, progress) goes to stderr.
+ *
+ * Times: the records keep epoch milliseconds (`createdAt`, `finishedAt`, `since`, ...); in JSON
+ * every one of them is ISO 8601 in UTC (`2026-11-17T07:00:03.120Z`), so a script never guesses
+ * the unit. The rule is by name, here only: a number in a field ending in `At` or `Since` (or
+ * named `since`).
  */
 export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, isoTimes, 2)}\n`);
+}
+
+/** A document from elsewhere (the partner API's answer), printed exactly as it came. */
+export function printJsonAsIs(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const TIME_FIELD = /(?:At|Since)$|^since$/;
+
+export function isoTimes(this: unknown, key: string, value: unknown): unknown {
+  return typeof value === 'number' && TIME_FIELD.test(key) && Number.isFinite(value)
+    ? new Date(value).toISOString()
+    : value;
 }
 
 export function printLine(line = ''): void {
@@ -19,4 +37,27 @@ export function formatTable(header: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The one JSON document of a failed command run with `--json`. */
+export interface JsonFailure {
+  ok: false;
+  error: { code: string; message: string } & Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+export function printJsonFailure(
+  code: string,
+  message: string,
+  extra: { error?: Record<string, unknown>; [key: string]: unknown } = {},
+): void {
+  const { error, ...rest } = extra;
+  const doc: JsonFailure = { ok: false, error: { code, message, ...error }, ...rest };
+  printJson(doc);
+}
+
+/** Whether the command line asks for JSON (`--json` before any `--`). */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }

@@ -5,9 +5,9 @@ import { findEndpoint, type KnownEndpoint } from '../../api/endpoints.js';
 import { MAX_PAGE_SIZE, collectPagesUpTo, type Page } from '../../api/paging.js';
 import { rowCapNote } from '../../api/resources/entity-report.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
-import { ThmError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { cliLogger, loadCliConfig } from '../context.js';
-import { printJson } from '../output.js';
+import { printJsonAsIs } from '../output.js';
 
 /**
  * `thm api METHOD PATH`: one authenticated call to the partner API with a configured network's
@@ -58,23 +58,10 @@ export function registerApiCommand(program: Command): void {
         '  $ thm api POST /networks/tieredcommissions --data @commission.json',
       ].join('\n'),
     )
-    .action(async (method: string, path: string, options: ApiOptions, command: Command) => {
-      try {
-        await runApi(method, path, options, command);
-      } catch (error) {
-        if (options.json && error instanceof ThmError) {
-          printJson({
-            ok: false,
-            error: {
-              code: error.code,
-              message: error.message,
-              ...(error.status !== undefined ? { status: error.status } : {}),
-            },
-          });
-        }
-        throw error;
-      }
-    });
+    // A failure with --json is printed as one JSON document by the CLI's entry (src/cli/main.ts).
+    .action((method: string, path: string, options: ApiOptions, command: Command) =>
+      runApi(method, path, options, command),
+    );
 }
 
 async function runApi(
@@ -108,10 +95,10 @@ async function runApi(
           : {}),
       });
     if (!options.allPages || !endpoint?.paging) {
-      printJson(await call(target.pathname + target.search, data));
+      printJsonAsIs(await call(target.pathname + target.search, data));
       return;
     }
-    printJson(await allPages(endpoint, target, data, call));
+    printJsonAsIs(await allPages(endpoint, target, data, call));
   } finally {
     await client.close();
   }

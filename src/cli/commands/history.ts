@@ -136,7 +136,14 @@ export function registerHistoryCommands(program: Command): void {
         .slice(0, options.limit)
         .map((snapshot, i) => ({ snapshot, change: invoiceChange(snapshots[i + 1], snapshot) }));
       if (options.json) {
-        printJson({ network: network.id, snapshots: rows });
+        // The API's `time` is in epoch seconds; in JSON every time is ISO 8601 (src/cli/output.ts).
+        printJson({
+          network: network.id,
+          snapshots: rows.map(({ snapshot, change }) => ({
+            snapshot: { ...snapshot, time: new Date(snapshot.time * 1000).toISOString() },
+            change,
+          })),
+        });
         return;
       }
       if (rows.length === 0) {
