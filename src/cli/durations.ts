@@ -22,3 +22,22 @@ export function formatDuration(ms: number): string {
   if (abs < 2 * 86_400_000) return `${Math.round(abs / 3_600_000)}h`;
   return `${Math.round(abs / 86_400_000)}d`;
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** An RFC 3339 time with its offset ("2026-11-24T22:00:00+01:00", "...Z") to epoch ms. */
+export function parseTime(text: string, option: string): number {
+  const trimmed = text.trim();
+  const ms = RFC3339.test(trimmed) ? Date.parse(trimmed.replace(' ', 'T')) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw new UsageError(
+      `${option}: "${text}" is not an RFC 3339 time with an offset (e.g. 2026-11-24T22:00:00+01:00 or 2026-11-24T21:00:00Z)`,
+    );
+  }
+  return ms;
+}
+
+/** "2026-11-24 21:00 UTC": an absolute time for tables. */
+export function formatUtc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

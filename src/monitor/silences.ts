@@ -2,8 +2,9 @@ import type { Silence } from './types.js';
 
 /**
  * Silence matching. A silence names a tracking domain, an ISP pattern, or both; an absent part
- * matches anything. ISP patterns are case-sensitive: exact text, or a glob where `*` is any run
- * of characters and `?` exactly one (a Unicode code point). There is no escape character.
+ * matches anything. ISP patterns are exact text, or a glob where `*` is any run of characters
+ * and `?` exactly one (a Unicode code point); there is no escape character. They ignore case
+ * (`--isp comcast` matches "Comcast"), unless the silence was added with `--case-sensitive`.
  *
  * Globs are matched by a two-pointer scan with one backtrack point, not compiled into a
  * RegExp: linear in practice, O(pattern x text) at worst, so a hostile pattern from the CLI
@@ -43,9 +44,15 @@ function matchCodePoints(pattern: readonly string[], text: readonly string[]): b
   return p === pattern.length;
 }
 
-/** Unexpired at `now` (epoch ms): a silence holds until, not including, `expiresAt`. */
-export function isSilenceActive(silence: Pick<Silence, 'expiresAt'>, now: number): boolean {
-  return silence.expiresAt > now;
+/**
+ * In force at `now` (epoch ms): from `startsAt` (or its creation) until, not including,
+ * `expiresAt`.
+ */
+export function isSilenceActive(
+  silence: Pick<Silence, 'expiresAt' | 'startsAt'>,
+  now: number,
+): boolean {
+  return (silence.startsAt ?? 0) <= now && silence.expiresAt > now;
 }
 
 export type SilenceMatcher = (domainId: number, isp: string) => Silence | undefined;
@@ -57,14 +64,17 @@ export type SilenceMatcher = (domainId: number, isp: string) => Silence | undefi
 export function silenceMatcher(silences: readonly Silence[]): SilenceMatcher {
   if (silences.length === 0) return () => undefined;
   const compiled = silences.map((silence) => {
-    const isp = silence.isp;
+    const fold = silence.caseSensitive
+      ? (text: string) => text
+      : (text: string) => text.toLowerCase();
+    const isp = silence.isp === undefined ? undefined : fold(silence.isp);
     let ispMatches: ((isp: string) => boolean) | undefined;
     if (isp !== undefined) {
       if (isGlob(isp)) {
         const points = Array.from(isp);
-        ispMatches = (candidate) => matchCodePoints(points, Array.from(candidate));
+        ispMatches = (candidate) => matchCodePoints(points, Array.from(fold(candidate)));
       } else {
-        ispMatches = (candidate) => candidate === isp;
+        ispMatches = (candidate) => fold(candidate) === isp;
       }
     }
     return { silence, domainId: silence.domainId, ispMatches };

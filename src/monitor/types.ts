@@ -130,8 +130,14 @@ export interface Silence {
   domainId?: number;
   /** ISP name, exact or a glob with * and ?; absent: any ISP. */
   isp?: string;
+  /** ISP matched as written; absent or false: ignoring case (amtool's default is the same). */
+  caseSensitive?: boolean;
   reason: string;
+  /** Who added it (`--author`, default the OS user); absent on silences from before. */
+  author?: string;
   createdAt: number;
+  /** Epoch milliseconds: holds from here (a maintenance window that starts later); absent: from createdAt. */
+  startsAt?: number;
   /** Epoch milliseconds. */
   expiresAt: number;
 }

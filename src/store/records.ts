@@ -65,8 +65,11 @@ export const silenceSchema: z.ZodType<Silence> = z.object({
   networkId: z.string(),
   domainId: z.number().int().optional(),
   isp: z.string().optional(),
+  caseSensitive: z.boolean().optional(),
   reason: z.string(),
+  author: z.string().optional(),
   createdAt: z.number(),
+  startsAt: z.number().optional(),
   expiresAt: z.number(),
 });
 

@@ -36,6 +36,7 @@ import {
   type OutboxMeta,
 } from './records.js';
 import {
+  EXPIRED_SILENCE_RETENTION_MS,
   RUN_RETENTION_DAYS,
   SENT_NOTIFICATION_MAX,
   SENT_NOTIFICATION_RETENTION_MS,
@@ -300,13 +301,18 @@ export class RedisStore implements OutboxStore {
     if (!(silence.expiresAt > now)) {
       throw new ThmError('THM_STORE', 'a silence must expire in the future');
     }
+    if (silence.startsAt !== undefined && !(silence.startsAt < silence.expiresAt)) {
+      throw new ThmError('THM_STORE', 'a silence must start before it ends');
+    }
+    // The scripts drop silences expired before this; later ones stay for `list --expired`.
+    const pruneBefore = now - EXPIRED_SILENCE_RETENTION_MS;
     for (let attempt = 0; attempt < 5; attempt++) {
       const stored: Silence = { id: randomBytes(4).toString('hex'), ...silence, createdAt: now };
       const created = await this.call('addSilence', () =>
         addSilenceScript.run(
           this.redis,
           [this.keys.network(silence.networkId), this.keys.silenceIds, this.keys.networks],
-          [FIELD.silences, stored.id, JSON.stringify(stored), silence.networkId, now],
+          [FIELD.silences, stored.id, JSON.stringify(stored), silence.networkId, pruneBefore],
         ),
       );
       if (created === 1) return stored;
@@ -314,8 +320,15 @@ export class RedisStore implements OutboxStore {
     throw new ThmError('THM_STORE', 'could not find a free silence id');
   }
 
-  /** Unexpired silences, of one network or of all, oldest first. */
-  async listSilences(networkId?: string, now = Date.now()): Promise<Silence[]> {
+  /**
+   * Unexpired silences (in force, or starting later), of one network or of all, oldest first;
+   * with `expired`, those that expired within EXPIRED_SILENCE_RETENTION_MS instead.
+   */
+  async listSilences(
+    networkId?: string,
+    now = Date.now(),
+    options: { expired?: boolean } = {},
+  ): Promise<Silence[]> {
     const ids = networkId === undefined ? await this.networkIds() : [networkId];
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
@@ -327,11 +340,11 @@ export class RedisStore implements OutboxStore {
       silences.push(...parseSilences(raw as string | null));
     }
     return silences
-      .filter((s) => isSilenceActive(s, now))
+      .filter((s) => s.expiresAt > now !== (options.expired === true))
       .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   }
 
-  /** True when an unexpired silence with this id existed and is now gone. */
+  /** True when a silence with this id (unexpired, or expired but still kept) is now gone. */
   async removeSilence(id: string, now = Date.now()): Promise<boolean> {
     const networkId = await this.call('removeSilence', () =>
       this.redis.hget(this.keys.silenceIds, id),
@@ -341,7 +354,7 @@ export class RedisStore implements OutboxStore {
       removeSilenceScript.run(
         this.redis,
         [this.keys.network(networkId), this.keys.silenceIds],
-        [FIELD.silences, id, now],
+        [FIELD.silences, id, now - EXPIRED_SILENCE_RETENTION_MS],
       ),
     );
     return removed === 1;

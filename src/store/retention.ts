@@ -10,3 +10,6 @@ export const RUN_RETENTION_DAYS = 60;
 export const SENT_NOTIFICATION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** ... but no more than this many. */
 export const SENT_NOTIFICATION_MAX = 10_000;
+
+/** Expired silences stay listable (`thm silence list --expired`) this long, as Alertmanager's 120 h. */
+export const EXPIRED_SILENCE_RETENTION_MS = 5 * 24 * 60 * 60 * 1000;

@@ -164,7 +164,8 @@ end
 /**
  * KEYS: 1 network hash, 2 silence-ids hash, 3 networks set
  * ARGV: silencesField, id, line, networkId, now
- * Returns 1, or 0 when the id is taken. Drops expired silences on the way.
+ * Returns 1, or 0 when the id is taken. Drops silences expired before `now` on the way (the
+ * store passes now minus the retention of expired silences).
  */
 export const addSilenceScript = new LuaScript(
   'add-silence',

@@ -178,6 +178,188 @@ describe('thm status, history, invoices, silence (the real binary)', () => {
     expect(list.silences).toEqual([]);
   });
 
+  it('silences like amtool: any case, author, a later window, absolute times, --expired, several removed', async () => {
+    const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    // Lower case matches "Comcast" (case is ignored unless --case-sensitive).
+    const any = await thm(
+      'silence',
+      'add',
+      '--network',
+      'acme',
+      '--isp',
+      'comcast',
+      '--for',
+      '2d',
+      '--reason',
+      'ticket 4411',
+      '--author',
+      'alice',
+    );
+    expect(any.code).toBe(0);
+    expect(any.stderr).toBe('');
+    const anyId = any.stdout.trim();
+    const history = await thm('history', '--network', 'acme');
+    expect(history.stdout).toMatch(new RegExp(`Comcast .*yes \\(${anyId}\\)`));
+    const historyJson = JSON.parse(
+      (await thm('history', '--network', 'acme', '--json')).stdout,
+    ) as {
+      active: Array<{ isp: string; silencedBy?: string }>;
+      runs: Array<{ startedAt: string; finishedAt: string }>;
+    };
+    expect(historyJson.active.find((p) => p.isp === 'Comcast')?.silencedBy).toBe(anyId);
+    expect(historyJson.runs[0]?.finishedAt).toMatch(ISO);
+
+    const exact = await thm(
+      'silence',
+      'add',
+      '--network',
+      'acme',
+      '--isp',
+      'comcast',
+      '--case-sensitive',
+      '--for',
+      '1d',
+      '--reason',
+      'r',
+      '--json',
+    );
+    expect(exact.code).toBe(0);
+    expect(exact.stderr).toMatch(
+      /^warning: silence \w+ matches none of the \d+ declining pairs? in acme's recent history/,
+    );
+    const exactDoc = JSON.parse(exact.stdout) as {
+      id: string;
+      caseSensitive: boolean;
+      expiresAt: string;
+    };
+    expect(exactDoc.caseSensitive).toBe(true);
+    expect(exactDoc.expiresAt).toMatch(ISO);
+
+    const start = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+    const end = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const later = await thm(
+      'silence',
+      'add',
+      '--network',
+      'acme',
+      '--domain',
+      '101',
+      '--start',
+      start,
+      '--end',
+      end,
+      '--reason',
+      'maintenance window',
+    );
+    expect(later.code).toBe(0);
+    const laterId = later.stdout.trim();
+    const list = await thm('silence', 'list');
+    const row = list.stdout.split('\n').find((l) => l.startsWith(laterId)) ?? '';
+    expect(row).toMatch(
+      /\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(in 24h\) +\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(in 4[78]h\)/,
+    );
+    expect(list.stdout).toMatch(new RegExp(`${anyId} .* alice +ticket 4411`));
+    const listJson = JSON.parse((await thm('silence', 'list', '--json')).stdout) as {
+      silences: Array<{
+        id: string;
+        createdAt: string;
+        startsAt?: string;
+        expiresAt: string;
+        author: string;
+      }>;
+    };
+    const laterDoc = listJson.silences.find((x) => x.id === laterId);
+    expect(laterDoc?.startsAt).toBe(new Date(Date.parse(start)).toISOString());
+    expect(laterDoc?.createdAt).toMatch(ISO);
+    expect(laterDoc?.author).toBeTruthy();
+
+    // A window that starts later does not silence yet.
+    expect((await thm('history', '--network', 'acme')).stdout).not.toMatch(
+      /yes \(/.source + laterId,
+    );
+
+    const badTimes = await thm(
+      'silence',
+      'add',
+      '--network',
+      'acme',
+      '--isp',
+      'X',
+      '--start',
+      'tomorrow',
+      '--for',
+      '1d',
+      '--reason',
+      'r',
+    );
+    expect(badTimes.code).toBe(2);
+    expect(badTimes.stderr.trim()).toMatch(/^thm: --start: "tomorrow" is not an RFC 3339 time/);
+    const both = await thm(
+      'silence',
+      'add',
+      '--network',
+      'acme',
+      '--isp',
+      'X',
+      '--for',
+      '1d',
+      '--end',
+      end,
+      '--reason',
+      'r',
+    );
+    expect(both.code).toBe(2);
+
+    const store = stack.workers[0]?.runtime.store;
+    const brief = await store?.addSilence(
+      { networkId: 'acme', isp: 'Short', reason: 'brief', expiresAt: Date.now() + 200 },
+      Date.now(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const expired = await thm('silence', 'list', '--expired');
+    expect(expired.stdout).toMatch(new RegExp(`${brief?.id} .*UTC \\(\\d+m ago\\)`));
+    expect((await thm('silence', 'list')).stdout).not.toContain(brief?.id ?? '-');
+
+    const removed = await thm('silence', 'remove', anyId, exactDoc.id, laterId, '--json');
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout)).toEqual({
+      ok: true,
+      removed: [anyId, exactDoc.id, laterId],
+    });
+    const again = await thm('silence', 'remove', anyId, '--json');
+    expect(again.code).toBe(2);
+    expect(JSON.parse(again.stdout)).toEqual({
+      ok: false,
+      error: { code: 'THM_USAGE', message: `no silence with id ${anyId}` },
+    });
+  }, 120_000);
+
+  it('--json failures are one JSON document: status --check with Redis down, an unknown option', async () => {
+    const down = await runThmAsync(['status', '--check', '--json'], {
+      env: { ...env, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(down.code).toBe(1);
+    const doc = JSON.parse(down.stdout) as {
+      ok: boolean;
+      error: { code: string; message: string };
+    };
+    expect(doc).toMatchObject({ ok: false, error: { code: 'THM_STORE' } });
+    expect(doc.error.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    const usage = await thm('silence', 'list', '--json', '--bogus');
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'THM_USAGE', message: "unknown option '--bogus'" },
+    });
+  });
+
+  it('invoices --json: the snapshot time in ISO 8601', async () => {
+    const r = JSON.parse((await thm('invoices', '--network', 'acme', '--json')).stdout) as {
+      snapshots: Array<{ snapshot: { time: string } }>;
+    };
+    expect(r.snapshots[0]?.snapshot.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
   it('notify failed / retry: a refused e-mail is listed, retried once fixed, and delivered once', async () => {
     stack.smtp.faults.push({ type: 'reply', code: 550, message: 'Mailbox unavailable' });
     stack.sbx.sandbox.setDay('2026-11-21');

@@ -41,12 +41,18 @@ describe('silenceMatcher', () => {
     { ...base, id: 's-isp', isp: 'Verizon' },
     { ...base, id: 's-both', domainId: 6, isp: 'AT&T*' },
     { ...base, id: 's-glob', isp: '*Mail?' },
+    { ...base, id: 's-exact-case', isp: 'Orange', caseSensitive: true },
+    { ...base, id: 's-any-case-glob', isp: 'free*' },
   ];
   const match = silenceMatcher(silences);
   const table: [domainId: number, isp: string, expected: string | undefined][] = [
     [5, 'anything', 's-domain'],
     [1, 'Verizon', 's-isp'],
-    [1, 'verizon', undefined],
+    [1, 'verizon', 's-isp'],
+    [1, 'VERIZON', 's-isp'],
+    [1, 'Orange', 's-exact-case'],
+    [1, 'orange', undefined],
+    [1, 'Free SAS', 's-any-case-glob'],
     [1, 'Verizon Wireless', undefined],
     [6, 'AT&T Internet', 's-both'],
     [7, 'AT&T Internet', undefined],
@@ -65,5 +71,10 @@ describe('silenceMatcher', () => {
   it('expiry: active strictly before expiresAt', () => {
     expect(isSilenceActive({ expiresAt: 1000 }, 999)).toBe(true);
     expect(isSilenceActive({ expiresAt: 1000 }, 1000)).toBe(false);
+  });
+
+  it('a window that starts later: in force from startsAt, inclusive', () => {
+    expect(isSilenceActive({ startsAt: 500, expiresAt: 1000 }, 499)).toBe(false);
+    expect(isSilenceActive({ startsAt: 500, expiresAt: 1000 }, 500)).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { addDays } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
 import { FIELD, hashTagOf, runField, sentField } from '../../src/store/keys.js';
 import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
+import { EXPIRED_SILENCE_RETENTION_MS } from '../../src/store/retention.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
 import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
 import { commandCalls, dump, notification, runRecord } from './fixtures.js';
@@ -395,29 +396,51 @@ describe('RedisStore: silences', () => {
     expect(await store.listSilences(undefined, NOW)).toEqual([b]);
   });
 
-  it('expire for real, and are dropped from storage', async () => {
+  it('expire for real, stay listable as expired for a while, then are dropped from storage', async () => {
     const { store } = freshStore();
     const short = await store.addSilence(
       { networkId: 'acme', isp: 'x', reason: 'short', expiresAt: Date.now() + 300 },
       Date.now(),
     );
     expect((await store.listSilences('acme')).map((s) => s.id)).toEqual([short.id]);
+    expect(await store.listSilences('acme', Date.now(), { expired: true })).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await store.listSilences('acme')).toEqual([]);
+    expect(
+      (await store.listSilences('acme', Date.now(), { expired: true })).map((s) => s.id),
+    ).toEqual([short.id]);
     const state = await store.loadNetworkState('acme', {
       asOf: DAY,
       kind: 'traffic-check',
       now: Date.now(),
     });
     expect(state.silences).toEqual([]);
-    expect(await store.removeSilence(short.id)).toBe(false);
+    // Past the retention of expired silences, the next write drops it.
+    const later = Date.now() + EXPIRED_SILENCE_RETENTION_MS + 1000;
     const long = await store.addSilence(
-      { networkId: 'acme', reason: 'long', expiresAt: Date.now() + 60_000 },
-      Date.now(),
+      { networkId: 'acme', reason: 'long', expiresAt: later + 60_000 },
+      later,
     );
     const raw = await redis.hget(store.keys.network('acme'), FIELD.silences);
     expect(raw?.split('\n').map((l) => JSON.parse(l).id)).toEqual([long.id]);
     expect(await redis.hkeys(store.keys.silenceIds)).toEqual([long.id]);
+    expect(await store.removeSilence(short.id, later)).toBe(false);
+  });
+
+  it('a silence that starts later is listed but not in force until it starts', async () => {
+    const { store } = freshStore();
+    const later = await store.addSilence(
+      { networkId: 'acme', reason: 'window', startsAt: NOW + 1000, expiresAt: NOW + 2000 },
+      NOW,
+    );
+    expect(await store.listSilences('acme', NOW)).toEqual([later]);
+    expect((await load(store)).silences).toEqual([]);
+    await expect(
+      store.addSilence(
+        { networkId: 'acme', reason: 'r', startsAt: NOW + 5, expiresAt: NOW + 5 },
+        NOW,
+      ),
+    ).rejects.toThrow(/start before it ends/);
   });
 
   it('a silence must expire in the future', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { localDate } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import { invoiceChange } from '../../monitor/invoice.js';
+import { silenceMatcher } from '../../monitor/silences.js';
 import { loadCliConfig } from '../context.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
@@ -48,8 +49,13 @@ export function registerHistoryCommands(program: Command): void {
           kind: 'traffic-check',
           now,
         });
+        // Marked with the silence in force now, as the next run would count them.
+        const silencedBy = silenceMatcher(state.silences);
         return {
-          active: [...state.active.values()],
+          active: [...state.active.values()].map((pair) => {
+            const silence = silencedBy(pair.domainId, pair.isp);
+            return silence ? { ...pair, silencedBy: silence.id } : pair;
+          }),
           runs: await store.listRuns(network.id, { days: options.days }),
         };
       });
@@ -72,6 +78,7 @@ export function registerHistoryCommands(program: Command): void {
               'FIRST SEEN',
               'LAST E-MAILED',
               'QUIET RUNS',
+              'SILENCED',
             ],
             active.map((p) => [
               `${p.domainId} ${p.domainUrl}`,
@@ -81,6 +88,7 @@ export function registerHistoryCommands(program: Command): void {
               p.firstSeen,
               p.lastNotified,
               String(p.quietRuns),
+              'silencedBy' in p ? `yes (${p.silencedBy})` : '',
             ]),
           ),
         );

@@ -1,12 +1,20 @@
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { localDate } from '../../dates.js';
 import { UsageError } from '../../errors.js';
+import { silenceMatcher } from '../../monitor/silences.js';
+import type { Silence } from '../../monitor/types.js';
 import { loadCliConfig } from '../context.js';
-import { formatDuration, parseDuration } from '../durations.js';
+import { formatDuration, formatUtc, parseDuration, parseTime } from '../durations.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 import { selectNetworks } from './run.js';
 
+/**
+ * `thm silence`, after Alertmanager's `amtool silence`: add (now for a while, or a window that
+ * starts later), list (absolute times, author; `--expired` for the past ones), remove several.
+ */
 const addSchema = z
   .object({
     network: z.string({ message: '--network: required' }).min(1),
@@ -20,16 +28,56 @@ const addSchema = z
       .min(1, '--isp: must not be empty')
       .max(200, '--isp: at most 200 characters')
       .optional(),
-    for: z.string({ message: '--for: required (e.g. 12h, 7d)' }),
+    caseSensitive: z.boolean().optional(),
+    for: z.string().optional(),
+    start: z.string().optional(),
+    end: z.string().optional(),
+    author: z
+      .string()
+      .trim()
+      .min(1, '--author: must not be empty')
+      .max(100, '--author: at most 100 characters')
+      .optional(),
     reason: z
       .string({ message: '--reason: required' })
       .trim()
       .min(1, '--reason: required')
       .max(500, '--reason: at most 500 characters'),
+    json: z.boolean().optional(),
   })
   .refine((o) => o.domain !== undefined || o.isp !== undefined, {
     message: 'give --domain DOMAIN_ID, --isp PATTERN, or both',
+  })
+  .refine((o) => (o.for === undefined) !== (o.end === undefined), {
+    message: 'give how long with --for DURATION, or until when with --end TIME (one of them)',
   });
+
+const SILENCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The OS user, as amtool defaults --author; "unknown" when there is none (a bare container). */
+function defaultAuthor(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+/** The window of a new silence from --start, --for / --end. */
+export function silenceWindow(
+  options: { start?: string; for?: string; end?: string },
+  now: number,
+): { startsAt: number; expiresAt: number } {
+  const startsAt = options.start === undefined ? now : parseTime(options.start, '--start');
+  const expiresAt =
+    options.end !== undefined
+      ? parseTime(options.end, '--end')
+      : startsAt + parseDuration(options.for ?? '');
+  if (expiresAt <= startsAt) throw new UsageError('--end: must be after --start');
+  if (expiresAt <= now) throw new UsageError('--end: must be in the future');
+  if (expiresAt - now > 366 * 86_400_000) throw new UsageError('--end: at most a year ahead');
+  return { startsAt, expiresAt };
+}
 
 export function registerSilenceCommands(program: Command): void {
   const silence = program
@@ -37,87 +85,166 @@ export function registerSilenceCommands(program: Command): void {
     .description('manage silences: pairs that are counted but never e-mailed');
   silence
     .command('add')
-    .description('silence a tracking domain, an ISP (exact or glob), or both, for a while')
+    .description(
+      'silence a tracking domain, an ISP (exact or glob, any case), or both, now or in a window',
+    )
     .requiredOption('--network <id>', 'the network')
     .option('--domain <id>', 'tracking domain id (network_tracking_domain_id)')
-    .option('--isp <pattern>', "ISP name, exact or a glob with * and ? (e.g. 'Comcast*')")
-    .requiredOption('--for <duration>', 'how long: 30m, 12h, 7d, 2w')
+    .option(
+      '--isp <pattern>',
+      "ISP name, exact or a glob with * and ? (e.g. 'Comcast*'); case is ignored",
+    )
+    .option('--case-sensitive', 'match --isp with its case as written')
+    .option('--for <duration>', 'how long: 30m, 12h, 7d, 2w (from --start)')
+    .option('--start <time>', 'RFC 3339, e.g. 2026-11-24T22:00:00+01:00 (default: now)')
+    .option('--end <time>', 'RFC 3339: until when, instead of --for')
+    .option('--author <name>', 'who silences it (default: the OS user)')
     .requiredOption('--reason <text>', 'why: shown in thm silence list')
     .option('--json', 'print one JSON document')
     .addHelpText(
       'after',
-      "\nExamples:\n  $ thm silence add --network acme --domain 101 --isp 'Comcast' --for 7d --reason 'known filtering, ticket 4411'\n  $ thm silence add --network acme --isp 'T-Mobile*' --for 12h --reason 'carrier maintenance'",
+      [
+        '',
+        'Examples:',
+        "  $ thm silence add --network acme --domain 101 --isp 'Comcast' --for 7d --reason 'known filtering, ticket 4411'",
+        "  $ thm silence add --network acme --isp 'T-Mobile*' --start 2026-11-24T22:00:00+01:00 --end 2026-11-25T06:00:00+01:00 --reason 'carrier maintenance' --author alice",
+      ].join('\n'),
     )
     .action(async (raw: Record<string, unknown>, command: Command) => {
       const parsed = addSchema.safeParse(raw);
       if (!parsed.success)
         throw new UsageError(parsed.error.issues[0]?.message ?? 'invalid options');
       const options = parsed.data;
-      const durationMs = parseDuration(options.for);
+      const now = Date.now();
+      const window = silenceWindow(options, now);
       const config = loadCliConfig(command);
       const [network] = selectNetworks(config, { network: options.network });
-      const now = Date.now();
-      const created = await withStore(config, (store) =>
-        store.addSilence(
+      const networkId = network?.id ?? options.network;
+      const { created, known } = await withStore(config, async (store) => {
+        const created = await store.addSilence(
           {
-            networkId: network?.id ?? options.network,
+            networkId,
             domainId: options.domain,
             isp: options.isp,
+            ...(options.caseSensitive ? { caseSensitive: true } : {}),
             reason: options.reason,
-            expiresAt: now + durationMs,
+            author: options.author ?? defaultAuthor(),
+            ...(window.startsAt > now ? { startsAt: window.startsAt } : {}),
+            expiresAt: window.expiresAt,
           },
           now,
-        ),
-      );
-      if ((raw as { json?: boolean }).json) printJson(created);
+        );
+        const state = await store.loadNetworkState(networkId, {
+          asOf: localDate(now, network?.timezone ?? 'UTC'),
+          kind: 'traffic-check',
+          now,
+        });
+        return { created, known: [...state.active.values()] };
+      });
+      const matches = known.filter((p) => silenceMatcher([created])(p.domainId, p.isp)).length;
+      const warning =
+        matches === 0
+          ? `silence ${created.id} matches none of the ${known.length} declining pair${known.length === 1 ? '' : 's'} in ${networkId}'s recent history${
+              options.isp !== undefined && known.length > 0
+                ? ` (ISPs there: ${[...new Set(known.map((p) => p.isp))].slice(0, 5).join(', ')}${new Set(known.map((p) => p.isp)).size > 5 ? ', ...' : ''})`
+                : ''
+            }: check --domain and --isp`
+          : undefined;
+      if (warning) process.stderr.write(`warning: ${warning}\n`);
+      if (options.json) printJson({ ...created, matchesKnownPairs: matches });
       else printLine(created.id);
     });
 
   silence
     .command('list')
-    .description('unexpired silences')
+    .description('silences in force or starting later (--expired: those that ended lately)')
     .option('--network <id>', 'only this network')
+    .option('--expired', 'silences that expired within the last 5 days instead')
     .option('--json', 'print one JSON document')
-    .addHelpText('after', '\nExample:\n  $ thm silence list --json')
-    .action(async (options: { network?: string; json?: boolean }, command: Command) => {
-      const config = loadCliConfig(command);
-      if (options.network) selectNetworks(config, { network: options.network });
-      const now = Date.now();
-      const silences = await withStore(config, (store) => store.listSilences(options.network, now));
-      if (options.json) {
-        printJson({ silences });
-        return;
-      }
-      if (silences.length === 0) {
-        printLine('no active silences');
-        return;
-      }
-      printLine(
-        formatTable(
-          ['ID', 'NETWORK', 'DOMAIN', 'ISP', 'EXPIRES IN', 'REASON'],
-          silences.map((s) => [
-            s.id,
-            s.networkId,
-            s.domainId === undefined ? '*' : String(s.domainId),
-            s.isp ?? '*',
-            formatDuration(s.expiresAt - now),
-            s.reason,
-          ]),
-        ),
-      );
-    });
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ thm silence list\n  $ thm silence list --expired --json',
+    )
+    .action(
+      async (
+        options: { network?: string; json?: boolean; expired?: boolean },
+        command: Command,
+      ) => {
+        const config = loadCliConfig(command);
+        if (options.network) selectNetworks(config, { network: options.network });
+        const now = Date.now();
+        const silences = await withStore(config, (store) =>
+          store.listSilences(options.network, now, { expired: options.expired === true }),
+        );
+        if (options.json) {
+          printJson({ silences });
+          return;
+        }
+        if (silences.length === 0) {
+          printLine(options.expired ? 'no silences expired lately' : 'no active silences');
+          return;
+        }
+        printLine(
+          formatTable(
+            ['ID', 'NETWORK', 'DOMAIN', 'ISP', 'STARTS', 'ENDS', 'AUTHOR', 'REASON'],
+            silences.map((s) => [
+              s.id,
+              s.networkId,
+              s.domainId === undefined ? '*' : String(s.domainId),
+              describeIsp(s),
+              describeStart(s, now),
+              describeEnd(s, now),
+              s.author ?? '-',
+              s.reason,
+            ]),
+          ),
+        );
+      },
+    );
 
   silence
     .command('remove')
-    .description('remove a silence by id')
-    .argument('<silence-id>', 'as printed by silence add / silence list')
-    .addHelpText('after', '\nExample:\n  $ thm silence remove 3f9a1c07')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
-        throw new UsageError(`silence id "${id}" is not valid`);
+    .description('remove silences by id')
+    .argument('<silence-id...>', 'as printed by silence add / silence list')
+    .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExample:\n  $ thm silence remove 3f9a1c07 7be01d22')
+    .action(async (ids: string[], options: { json?: boolean }, command: Command) => {
+      const invalid = ids.filter((id) => !SILENCE_ID.test(id));
+      if (invalid.length > 0)
+        throw new UsageError(
+          `silence id ${invalid.map((id) => `"${id}"`).join(', ')} is not valid`,
+        );
       const config = loadCliConfig(command);
-      const removed = await withStore(config, (store) => store.removeSilence(id));
-      if (!removed) throw new UsageError(`no silence with id ${id}`);
-      printLine(`removed ${id}`);
+      const unique = [...new Set(ids)];
+      const outcome = await withStore(config, async (store) => {
+        const removed: string[] = [];
+        const missing: string[] = [];
+        for (const id of unique) ((await store.removeSilence(id)) ? removed : missing).push(id);
+        return { removed, missing };
+      });
+      if (outcome.missing.length > 0) {
+        const done = outcome.removed.length > 0 ? ` (removed ${outcome.removed.join(', ')})` : '';
+        throw new UsageError(`no silence with id ${outcome.missing.join(', ')}${done}`);
+      }
+      if (options.json) printJson({ ok: true, removed: outcome.removed });
+      else for (const id of outcome.removed) printLine(`removed ${id}`);
     });
+}
+
+function describeIsp(s: Silence): string {
+  if (s.isp === undefined) return '*';
+  return s.caseSensitive ? `${s.isp} (case-sensitive)` : s.isp;
+}
+
+function describeStart(s: Silence, now: number): string {
+  const at = s.startsAt ?? s.createdAt;
+  return at > now ? `${formatUtc(at)} (in ${formatDuration(at - now)})` : formatUtc(at);
+}
+
+function describeEnd(s: Silence, now: number): string {
+  const relative =
+    s.expiresAt > now
+      ? `in ${formatDuration(s.expiresAt - now)}`
+      : `${formatDuration(now - s.expiresAt)} ago`;
+  return `${formatUtc(s.expiresAt)} (${relative})`;
 }
