@@ -41,3 +41,28 @@ export function parseTime(text: string, option: string): number {
 export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/**
+ * "2026-11-23 07:00 UTC (08:00 Europe/Berlin)": a time in UTC and in a network's zone (its date
+ * too when that differs), as `thm status` shows them.
+ */
+export function formatZoned(ms: number, timeZone: string): string {
+  const utc = formatUtc(ms);
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return utc;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  const time = `${parts.hour}:${parts.minute}`;
+  return `${utc} (${date === utc.slice(0, 10) ? '' : `${date} `}${time} ${timeZone})`;
+}

@@ -4,6 +4,7 @@ import { createApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Notification } from '../notify/types.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { DELIVER_JOB, deliverJobId } from './names.js';
 import type { DeliverJobData } from './job-data.js';
@@ -18,6 +19,11 @@ export interface Runtime {
   mailQueue: Queue<DeliverJobData>;
   logger: Logger;
   now(): number;
+  /**
+   * Told of the e-mails a failure decided (the problem e-mail): a failed job returns no outcome
+   * for the metrics wrapper (src/observability/job-metrics.ts) to count them from.
+   */
+  onFailureDecided?: (networkId: string, kinds: readonly Notification['kind'][]) => void;
   network(networkId: string): NetworkConfig;
   apiClient(network: NetworkConfig): ApiClient;
   close(): Promise<void>;
@@ -31,6 +37,7 @@ export function createRuntime(parts: {
   now?: () => number;
   /** Every API exchange of every network's client (metrics). */
   onApiRequest?: ApiClientOptions['onRequest'];
+  onFailureDecided?: Runtime['onFailureDecided'];
 }): Runtime {
   const clients = new Map<string, ApiClient>();
   const byId = new Map(parts.config.networks.map((n) => [n.id, n]));

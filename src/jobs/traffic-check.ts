@@ -103,6 +103,12 @@ export async function recordTrafficFailure(
       }),
     { force: true },
   );
-  if (committed.status === 'done')
+  if (committed.status === 'done') {
+    if (committed.notifications.length > 0)
+      rt.onFailureDecided?.(
+        network.id,
+        committed.notifications.map((n) => n.kind),
+      );
     await enqueueDeliveries(rt.mailQueue, committed.run.notificationIds);
+  }
 }

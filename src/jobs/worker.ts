@@ -78,6 +78,9 @@ export async function startWorker(
     logger,
     now: options.now,
     onApiRequest: metrics.observeApiRequest,
+    onFailureDecided: (networkId, kinds) => {
+      for (const kind of kinds) metrics.recordNotification(networkId, kind, 'decided');
+    },
   });
 
   if (options.schedulers !== false) {

@@ -149,7 +149,7 @@ describe('thm config check lists every problem at once', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('OK (2 networks, keys resolved, 2 warnings)');
     expect(ok.stderr).toMatch(/^warning: networks\[0\]\.trafficCheck\.cron: .*daylight-saving/m);
-  });
+  }, 90_000);
 
   it('--json: one document with every problem and warning, exit 2', () => {
     const r = runThm(['config', 'check', '--json', '--config', writeConfig(broken)]);

@@ -151,6 +151,14 @@ describe('monitoring server of the worker', () => {
       }),
     ).toBe(1);
     expect(valueOf(text, 'thm_api_retries_total', { network: 'globex' })).toBeUndefined();
+    // The failure opened a problem episode: its e-mail is decided like any other.
+    expect(
+      valueOf(text, 'thm_notifications_total', {
+        network: 'globex',
+        kind: 'problem',
+        state: 'decided',
+      }),
+    ).toBe(1);
   });
 
   it('/healthz: healthy once a canary went through the worker', async () => {

@@ -16,13 +16,15 @@ import type {
 import type { OutboxEntry } from '../../notify/types.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
-import { formatDuration } from '../durations.js';
+import { formatDuration, formatZoned } from '../durations.js';
 import { printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 
 export interface NetworkStatus {
   id: string;
   name: string;
+  /** The network's zone: its crons fire and its as-of dates turn in it. */
+  timezone: string;
   premium?: PremiumState;
   lastRuns: { trafficCheck?: RunRecord; invoiceSnapshot?: RunRecord };
   lastSuccessfulTrafficCheck?: RunRecord;
@@ -108,6 +110,9 @@ async function networkStatus(
     queue.getJobScheduler(schedulerId('traffic-check', network.id)),
     queue.getJobScheduler(schedulerId('invoice-snapshot', network.id)),
   ]);
+  // "Last" is by finish time: a backfill (--date) or a forced re-run done now is the latest
+  // thing that happened, whatever its as-of date.
+  runs.sort((a, b) => b.finishedAt - a.finishedAt);
   const traffic = runs.filter((r) => r.kind === 'traffic-check');
   const lastSuccess = traffic.find((r) => r.outcome !== 'failed');
   const activePairs: Record<Severity, number> = { warning: 0, critical: 0 };
@@ -125,6 +130,7 @@ async function networkStatus(
   return {
     id: network.id,
     name: network.name,
+    timezone: network.timezone,
     premium: state.premium,
     lastRuns: {
       trafficCheck: traffic[0],
@@ -209,9 +215,9 @@ export function registerStatusCommand(program: Command): void {
     });
 }
 
-function describeRun(run: RunRecord | undefined, now: number): string {
+function describeRun(run: RunRecord | undefined, now: number, timeZone: string): string {
   if (!run) return 'never';
-  const ago = `${formatDuration(now - run.finishedAt)} ago`;
+  const ago = `finished ${formatZoned(run.finishedAt, timeZone)}, ${formatDuration(now - run.finishedAt)} ago`;
   const counts = run.counts
     ? ` (${
         Object.entries(run.counts)
@@ -234,10 +240,16 @@ function printStatus(report: StatusReport): void {
     printLine(
       `  premium:          ${n.premium ? (n.premium.hasPremium ? 'active' : 'INACTIVE') : 'unknown (not checked yet)'}`,
     );
-    printLine(`  traffic-check:    ${describeRun(n.lastRuns.trafficCheck, now)}`);
-    printLine(`  invoice-snapshot: ${describeRun(n.lastRuns.invoiceSnapshot, now)}`);
+    const zoned = (iso: string | undefined) =>
+      iso === undefined ? undefined : formatZoned(Date.parse(iso), n.timezone);
+    printLine(`  traffic-check:    ${describeRun(n.lastRuns.trafficCheck, now, n.timezone)}`);
+    if (n.lastRuns.trafficCheck?.outcome === 'failed')
+      printLine(
+        `  last success:     ${describeRun(n.lastSuccessfulTrafficCheck, now, n.timezone)}`,
+      );
+    printLine(`  invoice-snapshot: ${describeRun(n.lastRuns.invoiceSnapshot, now, n.timezone)}`);
     printLine(
-      `  next runs:        traffic-check ${n.nextRuns.trafficCheck ?? 'not scheduled (is a worker running?)'}, invoice-snapshot ${n.nextRuns.invoiceSnapshot ?? '-'}`,
+      `  next runs:        traffic-check ${zoned(n.nextRuns.trafficCheck) ?? 'not scheduled (is a worker running?)'}, invoice-snapshot ${zoned(n.nextRuns.invoiceSnapshot) ?? '-'}`,
     );
     printLine(
       `  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`,
@@ -248,7 +260,7 @@ function printStatus(report: StatusReport): void {
       );
     if (n.problem)
       printLine(
-        `  problem since ${new Date(n.problem.openedAt).toISOString()}: ${n.problem.code}: ${n.problem.message}`,
+        `  problem since ${formatZoned(n.problem.openedAt, n.timezone)}: ${n.problem.code}: ${n.problem.message}`,
       );
     if (n.overdue) printLine(`  overdue: ${n.overdueReason ?? ''}`);
   }
