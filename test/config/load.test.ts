@@ -480,7 +480,7 @@ describe('redis.sentinel and redis.cluster', () => {
       { sentinel: { ...sentinel, nodes: ['a:99999'] } },
       'redis.sentinel.nodes[0]: port must be 1-65535',
     ],
-    [{ sentinels: ['a:1'] }, 'redis: unknown option "sentinels"'],
+    [{ sentinels: ['a:1'] }, 'redis: unknown option "sentinels" (did you mean "sentinel"?)'],
   ])('refuses %j', (redis, message) => {
     expect(errorOf({ redis, networks: [network()] })).toBe(message);
   });

@@ -22,7 +22,9 @@ describe('did you mean', () => {
   });
 
   it('finds the options allowed at a path, through defaults and lists', () => {
-    expect(objectKeysAt(configSchema, ['redis'])).toEqual(['url', 'prefix']);
+    expect(objectKeysAt(configSchema, ['redis'])).toEqual(
+      expect.arrayContaining(['url', 'prefix']),
+    );
     expect(objectKeysAt(configSchema, ['networks', 3, 'alerts'])).toContain('minBaselineClicks');
     expect(objectKeysAt(configSchema, ['networks', 0, 'recipients'])).toEqual([]);
   });
