@@ -15,8 +15,8 @@ import {
 import {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_MAX_DELAY_MS,
-  backoffDelay,
   parseRetryAfter,
+  retryWait,
   type RetryPolicy,
 } from './retry.js';
 import {
@@ -279,7 +279,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return retryAfterMs;
     }
     if (attempt >= policy.attempts) return error;
-    const delay = backoffDelay(attempt, policy, random);
+    const delay = retryWait(attempt, policy, random);
     return delay > Math.min(policy.budgetMs - waited, left) ? error : delay;
   }
 

@@ -6,6 +6,8 @@
  * becomes THM_API_RETRY_LATER with `retryAt`, so the job is rescheduled, not cut short.
  */
 
+import { backoffDelay } from '../backoff.js';
+
 export interface RetryPolicy {
   /** Attempts in all, the first included (config `api.attempts`). */
   attempts: number;
@@ -20,14 +22,17 @@ export interface RetryPolicy {
 export const DEFAULT_BASE_DELAY_MS = 250;
 export const DEFAULT_MAX_DELAY_MS = 10_000;
 
-/** Full-jitter backoff before attempt `attempt + 1` (attempt is 1-based). */
-export function backoffDelay(
+/** The wait before attempt `attempt + 1` (attempt is 1-based): full jitter (src/backoff.ts). */
+export function retryWait(
   attempt: number,
   policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
+  return backoffDelay(
+    attempt,
+    { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, jitter: 'full' },
+    random,
+  );
 }
 
 /**

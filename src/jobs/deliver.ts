@@ -1,29 +1,40 @@
-import type { Processor, Queue } from 'bullmq';
+import { DelayedError, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../log.js';
 import type { NotificationSender } from '../notify/sender.js';
 import type { OutboxStore } from '../notify/types.js';
 import { deliverJobDataSchema, type DeliverJobData } from './job-data.js';
-import { backoffDelay } from './failures.js';
 import { enqueueDeliveries } from './runtime.js';
 
 /**
- * The mail queue: one `deliver` job per decided notification. A transient SMTP failure throws,
- * so BullMQ retries with capped exponential backoff; a 5xx ends the job and leaves the
- * notification failed and visible. The outbox in Redis is the source of truth: the sweeper
- * re-enqueues whatever is still pending (after a crash, or once a job's attempts ran out), so
- * a notification is retried until the server accepts it, across restarts.
+ * The mail queue: one `deliver` job per decided notification. The retry schedule has one
+ * owner, the sender: a transient SMTP failure records the entry's `nextAttemptAt` in the
+ * outbox (src/notify/sender.ts), and this job moves itself to BullMQ's delayed set until then
+ * (not a BullMQ retry: the job makes no attempts of its own). The claim refuses an entry that
+ * is not due, so a sweep or another replica cannot send it early either. A 5xx ends the job
+ * and leaves the notification failed and visible.
+ *
+ * The outbox in Redis is the source of truth: the sweeper re-enqueues whatever is due and
+ * pending (after a crash, or when a job failed outside SMTP, e.g. Redis was unreachable), so a
+ * notification is retried until the server accepts it, across restarts.
  */
 export function createDeliverProcessor(
   sender: NotificationSender,
   logger: Logger,
 ): Processor<DeliverJobData, string> {
-  return async (job) => {
+  return async (job, token) => {
     const { notificationId } = deliverJobDataSchema.parse(job.data);
     const outcome = await sender.deliver(notificationId);
     const log = logger.child({ notification: notificationId, jobId: job.id });
-    if (outcome === 'retry') {
-      log.warn({ attempt: job.attemptsMade + 1 }, 'delivery deferred; will retry');
-      throw new Error(`delivery of ${notificationId} deferred by the mail server`);
+    if (outcome === 'retry' || outcome === 'not-due') {
+      const dueAt = await sender.dueAt(notificationId);
+      if (dueAt !== undefined && token !== undefined) {
+        if (outcome === 'retry')
+          log.warn({ dueAt: new Date(dueAt).toISOString() }, 'delivery deferred; will retry');
+        await job.moveToDelayed(dueAt, token);
+        throw new DelayedError(
+          `delivery of ${notificationId} due at ${new Date(dueAt).toISOString()}`,
+        );
+      }
     }
     if (outcome === 'failed')
       log.error('delivery refused permanently by the mail server; see thm status');
@@ -40,11 +51,6 @@ export function createDeliverProcessor(
  */
 export function deliveryLeaseMs(timeoutMs: number): number {
   return Math.max(60_000, 20 * timeoutMs);
-}
-
-/** BullMQ custom backoff for the mail queue: 2 s doubling to 10 min, with jitter. */
-export function mailBackoff(attemptsMade: number): number {
-  return backoffDelay(attemptsMade, 2_000, 600_000);
 }
 
 /** Enqueue a deliver job for every pending notification (duplicates of waiting jobs are no-ops). */

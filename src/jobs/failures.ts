@@ -74,14 +74,3 @@ export async function toBullMqError(
   if (!isRetryable(error)) return new UnrecoverableError(`${code}: ${message}`);
   return error instanceof Error ? error : new Error(message);
 }
-
-/** Exponential backoff with full jitter, capped: the delay before attempt `attemptsMade + 1`. */
-export function backoffDelay(
-  attemptsMade: number,
-  baseMs: number,
-  maxMs: number,
-  random = Math.random,
-): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attemptsMade - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}

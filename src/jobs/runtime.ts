@@ -86,8 +86,8 @@ export async function enqueueDeliveries(
         jobId: deliverJobId(notificationId),
         removeOnComplete: true,
         removeOnFail: true,
-        attempts: 20,
-        backoff: { type: 'thm' },
+        // No BullMQ retries: the sender owns the schedule (see src/jobs/deliver.ts).
+        attempts: 1,
       },
     })),
   );

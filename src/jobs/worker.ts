@@ -13,7 +13,7 @@ import {
   type MonitoringOptions,
 } from '../observability/monitoring.js';
 import { RedisStore } from '../store/redis-store.js';
-import { createDeliverProcessor, deliveryLeaseMs, mailBackoff, sweepOutbox } from './deliver.js';
+import { createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
@@ -126,11 +126,7 @@ export async function startWorker(
   const mailWorker = new Worker<DeliverJobData, string>(
     MAIL_QUEUE,
     createDeliverProcessor(sender, logger),
-    {
-      ...workerOptions,
-      concurrency: 4,
-      settings: { backoffStrategy: (attemptsMade: number) => mailBackoff(attemptsMade) },
-    },
+    { ...workerOptions, concurrency: 4 },
   );
   // Without listeners BullMQ prints raw stack traces of connection errors during a Redis
   // outage; the connection's own handler already logs the outage once, as JSON.

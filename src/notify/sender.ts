@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { backoffDelay } from '../backoff.js';
 import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isChannelDeliveryId } from './channels/types.js';
@@ -35,9 +36,10 @@ export interface SenderOptions {
   /** Epoch milliseconds; injectable for tests. @defaultValue Date.now */
   now?: () => number;
   /**
-   * Delay before the next attempt after a transient failure: baseMs * 2^attempts, capped at
-   * maxMs, with jitter (a random point in the upper half), so many pending e-mails do not hit
-   * a recovering server at the same instant.
+   * The retry schedule of every notification, the only one: after the n-th transient failure
+   * in a row the entry is due again in baseMs * 2^(n-1), capped at maxMs, with equal jitter
+   * (src/backoff.ts). The outbox keeps it as `nextAttemptAt`; the claim refuses an entry before
+   * then, and the deliver job waits for it (src/jobs/deliver.ts).
    * @defaultValue { baseMs: 30_000, maxMs: 3_600_000 }
    */
   backoff?: { baseMs: number; maxMs: number };
@@ -62,19 +64,6 @@ export interface SenderOptions {
 export const DEFAULT_LEASE_MS = 300_000;
 
 export const DEFAULT_BACKOFF = { baseMs: 30_000, maxMs: 3_600_000 } as const;
-
-/** The delay before attempt number `attempts + 1`, given `attempts` failures so far. */
-export function retryDelay(
-  attempts: number,
-  backoff: { baseMs: number; maxMs: number },
-  random: number,
-): number {
-  const ceiling = Math.min(
-    backoff.maxMs,
-    backoff.baseMs * 2 ** Math.min(Math.max(0, attempts), 30),
-  );
-  return Math.round(ceiling / 2 + (ceiling / 2) * random);
-}
 
 export class NotificationSender {
   readonly #store: OutboxStore;
@@ -113,7 +102,7 @@ export class NotificationSender {
       this.#logger.debug({ notificationId: id }, 'channel delivery left to the channel sender');
       return 'in-flight';
     }
-    const claim = await this.#store.claimNotification(id, this.#owner, this.#leaseMs);
+    const claim = await this.#store.claimNotification(id, this.#owner, this.#leaseMs, this.#now());
     switch (claim.status) {
       case 'claimed': {
         if (isChannelDelivery(claim.entry.notification)) {
@@ -134,11 +123,20 @@ export class NotificationSender {
           'notification being delivered by another sender',
         );
         return 'in-flight';
+      case 'not-due':
+        return 'not-due';
       case 'sent':
         return 'already-sent';
       case 'failed':
         return 'failed';
     }
+  }
+
+  /** When a pending notification is due for its next attempt; undefined when not pending. */
+  async dueAt(id: string): Promise<number | undefined> {
+    const entry = await this.#store.getNotification(id);
+    if (entry?.state !== 'pending') return undefined;
+    return entry.nextAttemptAt ?? this.#now();
   }
 
   /** Delivers every due pending entry (oldest first); one failing does not stop the others. */
@@ -150,6 +148,7 @@ export class NotificationSender {
       failed: 0,
       alreadySent: 0,
       inFlight: 0,
+      notDue: 0,
       missing: 0,
       errors: 0,
     };
@@ -160,6 +159,7 @@ export class NotificationSender {
         const outcome = await this.deliver(id);
         if (outcome === 'already-sent') summary.alreadySent += 1;
         else if (outcome === 'in-flight') summary.inFlight += 1;
+        else if (outcome === 'not-due') summary.notDue += 1;
         else summary[outcome] += 1;
       } catch (error) {
         summary.errors += 1;
@@ -202,7 +202,11 @@ export class NotificationSender {
           );
           return 'failed';
         }
-        const delay = retryDelay(entry.attempts, this.#backoff, this.#random());
+        const delay = backoffDelay(
+          entry.attempts + 1,
+          { ...this.#backoff, jitter: 'equal' },
+          this.#random,
+        );
         await this.#store.recordAttempt(n.id, smtp.message, this.#now() + delay);
         transitioned = true;
         this.#logger.warn(

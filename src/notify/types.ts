@@ -72,12 +72,13 @@ export interface OutboxStore {
   /** Ids of the pending entries whose next attempt is due at `now` (epoch ms), oldest first. */
   pendingNotificationIds(limit: number, now: number): Promise<string[]>;
   /**
-   * Takes the delivery lease of a pending notification for `leaseMs`, atomically with reading
-   * its state, so two senders (two replicas, or a job and a sweep in one process) never send it
-   * at the same time. The lease ends with the next transition below (recordAttempt, markSent,
+   * Takes the delivery lease of a pending notification that is due at `now` (epoch ms) for
+   * `leaseMs`, atomically with reading its state, so two senders (two replicas, or a job and a
+   * sweep in one process) never send it at the same time, and none sends it before its
+   * nextAttemptAt. The lease ends with the next transition below (recordAttempt, markSent,
    * markFailed), with `releaseNotification`, or when it expires (the holder crashed).
    */
-  claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim>;
+  claimNotification(id: string, owner: string, leaseMs: number, now: number): Promise<OutboxClaim>;
   /** Gives a lease back without a transition (only the owner's lease). */
   releaseNotification(id: string, owner: string): Promise<void>;
   /** One more failed attempt: keeps the entry pending, due again at nextAttemptAt. */
@@ -89,11 +90,14 @@ export interface OutboxStore {
 }
 
 /**
- * What `claimNotification` found: the entry, now leased to the caller; or why not: another
- * sender holds the lease ('busy'), it is no longer pending, or it is not in the outbox.
+ * What `claimNotification` found: the entry, now leased to the caller; or why not: it is
+ * pending but not due before `dueAt` (its nextAttemptAt), another sender holds the lease
+ * ('busy'), it is no longer pending, or it is not in the outbox.
  */
 export type OutboxClaim =
-  { status: 'claimed'; entry: OutboxEntry } | { status: 'busy' | 'sent' | 'failed' | 'missing' };
+  | { status: 'claimed'; entry: OutboxEntry }
+  | { status: 'not-due'; dueAt: number }
+  | { status: 'busy' | 'sent' | 'failed' | 'missing' };
 
 export interface SendResult {
   accepted: boolean;
@@ -118,7 +122,9 @@ export type DeliveryOutcome =
   | 'missing'
   | 'already-sent'
   /** Another sender holds the lease and is delivering it now. */
-  | 'in-flight';
+  | 'in-flight'
+  /** Pending, but its next attempt is not due yet (see OutboxEntry.nextAttemptAt). */
+  | 'not-due';
 
 export interface DeliverySummary {
   /** Entries looked at. */
@@ -129,6 +135,8 @@ export interface DeliverySummary {
   alreadySent: number;
   /** Being delivered by another sender meanwhile. */
   inFlight: number;
+  /** Pending but not due (another sender recorded a failed attempt meanwhile). */
+  notDue: number;
   missing: number;
   /** Attempts that threw for another reason (e.g. the store was unreachable); retried later. */
   errors: number;

@@ -417,14 +417,20 @@ export class RedisStore implements OutboxStore {
     return entry;
   }
 
-  async claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim> {
+  async claimNotification(
+    id: string,
+    owner: string,
+    leaseMs: number,
+    now: number,
+  ): Promise<OutboxClaim> {
     const reply = (await this.call('claimNotification', () =>
-      leaseScript.run(this.redis, this.leaseKeys(id), ['claim', id, owner, leaseMs]),
+      leaseScript.run(this.redis, this.leaseKeys(id), ['claim', id, owner, leaseMs, now]),
     )) as [string, string?, (string | null)?];
     const [status, body, meta] = reply;
     if (status === 'claimed' && body !== undefined) {
       return { status, entry: this.entry(body, meta ?? null) };
     }
+    if (status === 'not-due' && body !== undefined) return { status, dueAt: Number(body) };
     if (status === 'busy' || status === 'sent' || status === 'failed' || status === 'missing') {
       return { status };
     }

@@ -314,9 +314,10 @@ return 1
 
 /**
  * The delivery lease of one notification. KEYS: 1 bodies, 2 meta, 3 pending, 4 the id's lease
- * ARGV: op, id, owner, leaseMs
- *   op 'claim': a pending entry whose lease is free gets it (SET NX PX); returns
- *     {'claimed', bodyJson, metaJson or false} | {'busy'} | {'sent'} | {'failed'} | {'missing'}
+ * ARGV: op, id, owner, leaseMs, now
+ *   op 'claim': a pending entry whose nextAttemptAt (if any) is not after `now` and whose
+ *     lease is free gets it (SET NX PX); returns {'claimed', bodyJson, metaJson or false}
+ *     | {'not-due', dueAt} | {'busy'} | {'sent'} | {'failed'} | {'missing'}
  *   op 'release': deletes the lease if `owner` holds it; returns {'released'} or {'kept'}
  * The state check and the SET NX are one atomic step: a sender that finds the entry pending
  * and free is the only one sending it until the lease ends.
@@ -342,6 +343,12 @@ local raw = redis.call('HGET', metas, id)
 if not redis.call('ZSCORE', pending, id) then
   if raw then return {cjson.decode(raw).state} end
   return {'missing'}
+end
+local now = tonumber(ARGV[5])
+if now == nil then return fail('invalid time') end
+if raw then
+  local due = cjson.decode(raw).nextAttemptAt
+  if due and due > now then return {'not-due', tostring(due)} end
 end
 if not redis.call('SET', lease, owner, 'NX', 'PX', math.floor(leaseMs)) then return {'busy'} end
 return {'claimed', body, raw or false}

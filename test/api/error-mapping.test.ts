@@ -5,7 +5,7 @@ import {
   remoteMessageOf,
   scrub,
 } from '../../src/api/error-mapping.js';
-import { backoffDelay, parseRetryAfter } from '../../src/api/retry.js';
+import { parseRetryAfter, retryWait } from '../../src/api/retry.js';
 
 const ctx = (premium: boolean) => ({
   endpoint: 'GET /networks/traffic/isptrends',
@@ -112,9 +112,9 @@ describe('Retry-After and backoff', () => {
 
   it('full jitter within an exponentially growing, capped ceiling', () => {
     const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
-    expect(backoffDelay(1, policy, () => 0.999)).toBe(99);
-    expect(backoffDelay(3, policy, () => 0.999)).toBe(399);
-    expect(backoffDelay(10, policy, () => 0.999)).toBe(999);
-    expect(backoffDelay(4, policy, () => 0)).toBe(0);
+    expect(retryWait(1, policy, () => 0.999)).toBe(99);
+    expect(retryWait(3, policy, () => 0.999)).toBe(399);
+    expect(retryWait(10, policy, () => 0.999)).toBe(999);
+    expect(retryWait(4, policy, () => 0)).toBe(0);
   });
 });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConfigError } from '../../src/errors.js';
-import {
-  backoffDelay,
-  describeFailure,
-  isFinalFailure,
-  isRetryable,
-} from '../../src/jobs/failures.js';
+import { describeFailure, isFinalFailure, isRetryable } from '../../src/jobs/failures.js';
 
 describe('failure mapping', () => {
   const QUEUED = Date.UTC(2026, 10, 21, 7);
@@ -49,13 +44,5 @@ describe('failure mapping', () => {
     });
     expect(isRetryable(auth)).toBe(false);
     expect(isRetryable(later)).toBe(true);
-  });
-
-  it('backoff: exponential, capped, with jitter between half and all of the step', () => {
-    expect(backoffDelay(1, 1000, 60_000, () => 0)).toBe(500);
-    expect(backoffDelay(1, 1000, 60_000, () => 1)).toBe(1000);
-    expect(backoffDelay(4, 1000, 60_000, () => 1)).toBe(8000);
-    expect(backoffDelay(30, 1000, 60_000, () => 1)).toBe(60_000);
-    expect(backoffDelay(30, 1000, 60_000, () => 0)).toBe(30_000);
   });
 });

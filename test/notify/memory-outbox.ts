@@ -42,10 +42,16 @@ export class MemoryOutbox implements OutboxStore {
       .map((e) => e.notification.id);
   }
 
-  async claimNotification(id: string, owner: string, leaseMs: number): Promise<OutboxClaim> {
+  async claimNotification(
+    id: string,
+    owner: string,
+    leaseMs: number,
+    now: number,
+  ): Promise<OutboxClaim> {
     const entry = this.entries.get(id);
     if (!entry) return { status: 'missing' };
     if (entry.state !== 'pending') return { status: entry.state };
+    if ((entry.nextAttemptAt ?? 0) > now) return { status: 'not-due', dueAt: entry.nextAttemptAt! };
     const lease = this.leases.get(id);
     if (lease && lease.until > this.now()) return { status: 'busy' };
     this.leases.set(id, { owner, until: this.now() + leaseMs });

@@ -1,5 +1,10 @@
+import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
+import { createDeliverProcessor } from '../../src/jobs/deliver.js';
+import type { DeliverJobData } from '../../src/jobs/job-data.js';
+import { MAIL_QUEUE } from '../../src/jobs/names.js';
+import { enqueueDeliveries } from '../../src/jobs/runtime.js';
 import { silentLogger } from '../../src/log.js';
 import { buildNotification } from '../../src/notify/notification.js';
 import { renderProblemEmail } from '../../src/notify/render/problem.js';
@@ -51,6 +56,8 @@ describe('NotificationSender with RedisStore', () => {
     });
   }
 
+  const attemptsSeen: Array<{ outcome: string; at: number }> = [];
+
   async function record(notifications: Notification[], asOf: string): Promise<void> {
     const now = Date.now();
     const state = await store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
@@ -74,7 +81,14 @@ describe('NotificationSender with RedisStore', () => {
   }
 
   /** A sender, as one replica would have it: on `on` (its own connection), leases of `leaseMs`. */
-  function sender(options: { on?: RedisStore; leaseMs?: number } = {}): {
+  function sender(
+    options: {
+      on?: RedisStore;
+      leaseMs?: number;
+      backoff?: { baseMs: number; maxMs: number };
+      random?: () => number;
+    } = {},
+  ): {
     sender: NotificationSender;
     close: () => Promise<void>;
   } {
@@ -89,7 +103,9 @@ describe('NotificationSender with RedisStore', () => {
         ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
         from: FROM,
         logger: silentLogger,
-        backoff: { baseMs: 20, maxMs: 100 },
+        backoff: options.backoff ?? { baseMs: 20, maxMs: 100 },
+        ...(options.random ? { random: options.random } : {}),
+        onOutcome: (_n, outcome) => attemptsSeen.push({ outcome, at: Date.now() }),
       }),
       close: () => transport.close(),
     };
@@ -125,6 +141,60 @@ describe('NotificationSender with RedisStore', () => {
     expect(failed?.lastError).toMatch(/550.*No such mailbox/);
     expect(smtp.messages.map((m) => m.parsed.messageId)).toEqual([a.messageId]);
     expect(await store.pendingNotificationIds(100, Date.now())).toEqual([]);
+  });
+
+  it('the deliver job keeps the sender schedule: after a 451 it waits until nextAttemptAt, then one e-mail', async () => {
+    const n = problemNotification('2026-12-01');
+    await record([n], '2026-12-01');
+    const before = smtp.messages.length;
+    attemptsSeen.length = 0;
+    smtp.faults.push({ type: 'reply', code: 451, message: 'Greylisted, try again' });
+    // Due again exactly 3 s after the 451 (6 s step, equal jitter at its floor). BullMQ's own
+    // backoff used to retry the job after 1..2 s, whatever the outbox said.
+    const rig = sender({ backoff: { baseMs: 6_000, maxMs: 6_000 }, random: () => 0 });
+    const prefix = `dq${process.pid}`;
+    const queue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis.client(), prefix });
+    const worker = new Worker<DeliverJobData, string>(
+      MAIL_QUEUE,
+      createDeliverProcessor(rig.sender, silentLogger),
+      { connection: redis.client(), prefix },
+    );
+    try {
+      await enqueueDeliveries(queue, [n.id]);
+      await waitFor(
+        async () => ((await store.getNotification(n.id))?.state === 'sent' ? true : undefined),
+        { what: 'the notification to be sent', timeoutMs: 10_000 },
+      );
+      expect(attemptsSeen.map((a) => a.outcome)).toEqual(['retry', 'sent']);
+      expect(await store.getNotification(n.id)).toMatchObject({ attempts: 2 });
+      const [first, second] = attemptsSeen;
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(2_950);
+      // Nothing tried in between: the claim refuses an entry before its nextAttemptAt.
+      expect(smtp.messages.slice(before).map((m) => m.parsed.messageId)).toEqual([n.messageId]);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await rig.close();
+    }
+  });
+
+  it('a claim before nextAttemptAt is refused, whoever asks', async () => {
+    const n = problemNotification('2026-12-02');
+    await record([n], '2026-12-02');
+    smtp.faults.push({ type: 'reply', code: 451, message: 'Greylisted, try again' });
+    const rig = sender({ backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    try {
+      expect(await rig.sender.deliver(n.id)).toBe('retry');
+      const attempts = smtp.attempts;
+      expect(await rig.sender.deliver(n.id)).toBe('not-due');
+      expect(await rig.sender.deliverDue()).toMatchObject({ due: 0 });
+      expect(smtp.attempts).toBe(attempts);
+      const due = await rig.sender.dueAt(n.id);
+      expect(due).toBe((await store.getNotification(n.id))?.nextAttemptAt);
+      expect(due).toBeGreaterThan(Date.now() + 25_000);
+    } finally {
+      await rig.close();
+    }
   });
 
   /** Two replicas: each its own Redis connection, store and SMTP transport. */
@@ -190,7 +260,7 @@ describe('NotificationSender with RedisStore', () => {
     await record([n], '2026-11-28');
     const before = smtp.messages.length;
     // The dead replica: it claimed the notification, then never sent or released it.
-    const claim = await store.claimNotification(n.id, 'dead-host:1:abc', 300);
+    const claim = await store.claimNotification(n.id, 'dead-host:1:abc', 300, Date.now());
     expect(claim.status).toBe('claimed');
     const { a, close } = await replicas();
     try {
@@ -210,7 +280,11 @@ describe('NotificationSender with RedisStore', () => {
     const { a, b, close } = await replicas();
     try {
       expect(await a.deliver(n.id)).toBe('retry');
-      // Not held by a, so the other replica's explicit delivery goes ahead at once.
+      // Not held by a (that would be 'in-flight'), only not due before its next attempt; then
+      // the other replica's delivery goes ahead.
+      expect(await b.deliver(n.id)).toBe('not-due');
+      const due = (await store.getNotification(n.id))?.nextAttemptAt ?? 0;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 5));
       expect(await b.deliver(n.id)).toBe('sent');
     } finally {
       await close();

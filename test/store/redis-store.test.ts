@@ -541,31 +541,41 @@ describe('RedisStore: outbox', () => {
 
   it('the delivery lease: one holder at a time, ended by a transition or its owner', async () => {
     const { store } = freshStore();
+    const NOW_MS = 9_000;
     await withPending(store, 'a', 'b');
-    const first = await store.claimNotification('a', 'one', 60_000);
+    const first = await store.claimNotification('a', 'one', 60_000, NOW_MS);
     expect(first).toMatchObject({ status: 'claimed', entry: { state: 'pending', attempts: 0 } });
     expect(first.status === 'claimed' && first.entry.notification.id).toBe('a');
-    expect(await store.claimNotification('a', 'two', 60_000)).toEqual({ status: 'busy' });
-    expect(await store.claimNotification('a', 'one', 60_000)).toEqual({ status: 'busy' });
+    expect(await store.claimNotification('a', 'two', 60_000, NOW_MS)).toEqual({ status: 'busy' });
+    expect(await store.claimNotification('a', 'one', 60_000, NOW_MS)).toEqual({ status: 'busy' });
     // Someone else's release does not end it; the owner's does.
     await store.releaseNotification('a', 'two');
-    expect(await store.claimNotification('a', 'two', 60_000)).toEqual({ status: 'busy' });
+    expect(await store.claimNotification('a', 'two', 60_000, NOW_MS)).toEqual({ status: 'busy' });
     await store.releaseNotification('a', 'one');
-    expect((await store.claimNotification('a', 'two', 60_000)).status).toBe('claimed');
+    expect((await store.claimNotification('a', 'two', 60_000, NOW_MS)).status).toBe('claimed');
     // A transition ends it, and the claim sees the new state.
     await store.recordAttempt('a', '451 later', 5000);
-    const again = await store.claimNotification('a', 'three', 60_000);
+    // Not before its next attempt is due, whoever asks.
+    expect(await store.claimNotification('a', 'three', 60_000, 4999)).toEqual({
+      status: 'not-due',
+      dueAt: 5000,
+    });
+    const again = await store.claimNotification('a', 'three', 60_000, NOW_MS);
     expect(again).toMatchObject({ status: 'claimed', entry: { attempts: 1, nextAttemptAt: 5000 } });
     await store.markSent('a', 6000);
-    expect(await store.claimNotification('a', 'four', 60_000)).toEqual({ status: 'sent' });
+    expect(await store.claimNotification('a', 'four', 60_000, NOW_MS)).toEqual({ status: 'sent' });
     await store.markFailed('b', '550 no', 6000);
-    expect(await store.claimNotification('b', 'four', 60_000)).toEqual({ status: 'failed' });
-    expect(await store.claimNotification('nope', 'four', 60_000)).toEqual({ status: 'missing' });
+    expect(await store.claimNotification('b', 'four', 60_000, NOW_MS)).toEqual({
+      status: 'failed',
+    });
+    expect(await store.claimNotification('nope', 'four', 60_000, NOW_MS)).toEqual({
+      status: 'missing',
+    });
     // It expires by itself.
     await store.retryFailed('b', 7000);
-    expect((await store.claimNotification('b', 'five', 50)).status).toBe('claimed');
+    expect((await store.claimNotification('b', 'five', 50, NOW_MS)).status).toBe('claimed');
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect((await store.claimNotification('b', 'six', 60_000)).status).toBe('claimed');
+    expect((await store.claimNotification('b', 'six', 60_000, NOW_MS)).status).toBe('claimed');
   });
 
   it('sent entries are trimmed after 7 days', async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { backoffDelay } from '../../backoff.js';
 import { ChannelError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { retryDelay } from '../sender.js';
 import { isChannelDelivery, type DeliveryOutcome, type OutboxStore } from '../types.js';
 import type { ChannelTransport } from './transport.js';
 import type { ChannelConfig, ChannelDelivery } from './types.js';
@@ -46,7 +46,7 @@ export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 export interface ChannelAttempt {
   outcome: DeliveryOutcome;
-  /** 'retry': when it is due again (epoch ms). */
+  /** 'retry' or 'not-due': when it is due again (epoch ms). */
   retryAt?: number;
 }
 
@@ -75,7 +75,8 @@ export class ChannelSender {
   /** One attempt, and when a retried delivery is due again. Store errors are thrown. */
   async attempt(id: string): Promise<ChannelAttempt> {
     const { store } = this.#o;
-    const claim = await store.claimNotification(id, this.#owner, this.#o.leaseMs);
+    const claim = await store.claimNotification(id, this.#owner, this.#o.leaseMs, this.#o.now());
+    if (claim.status === 'not-due') return { outcome: 'not-due', retryAt: claim.dueAt };
     if (claim.status !== 'claimed') {
       if (claim.status === 'missing')
         this.#logger.warn({ deliveryId: id }, 'channel delivery not in the outbox');
@@ -135,7 +136,7 @@ export class ChannelSender {
       const now = this.#o.now();
       if (error.code === 'THM_CHANNEL_TRANSIENT' && attempts + 1 < this.#o.maxAttempts) {
         const delay = Math.max(
-          retryDelay(attempts, this.#o.backoff, this.#o.random()),
+          backoffDelay(attempts + 1, { ...this.#o.backoff, jitter: 'equal' }, this.#o.random),
           Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS),
         );
         await store.recordAttempt(d.id, error.message, now + delay);
