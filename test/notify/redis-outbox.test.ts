@@ -198,10 +198,10 @@ describe('NotificationSender with RedisStore', () => {
   });
 
   /** Two replicas: each its own Redis connection, store and SMTP transport. */
-  async function replicas(leaseMs?: number) {
+  async function replicas(leaseMs?: number, backoff?: { baseMs: number; maxMs: number }) {
     const connections = [redis.client(), redis.client()];
     const senders = connections.map((connection) =>
-      sender({ on: new RedisStore(connection, `thmtest${process.pid}`), leaseMs }),
+      sender({ on: new RedisStore(connection, `thmtest${process.pid}`), leaseMs, backoff }),
     );
     return {
       a: senders[0]!.sender,
@@ -277,7 +277,8 @@ describe('NotificationSender with RedisStore', () => {
     const n = problemNotification('2026-11-29');
     await record([n], '2026-11-29');
     smtp.faults.push({ type: 'reply', code: 451, message: 'Try later' });
-    const { a, b, close } = await replicas();
+    // Due again 1..2 s later: long enough to ask before it is due on a loaded machine.
+    const { a, b, close } = await replicas(undefined, { baseMs: 2_000, maxMs: 2_000 });
     try {
       expect(await a.deliver(n.id)).toBe('retry');
       // Not held by a (that would be 'in-flight'), only not due before its next attempt; then
