@@ -283,8 +283,11 @@ describe('ChannelSender through the real outbox', () => {
       lastError: 'webhook channel "webhook" answered 503: busy',
     });
     expect(await store.pendingNotificationIds(10, Date.now())).not.toContain(hook!.id);
-    expect((await s.attempt(hook!.id)).outcome).toBe('sent');
-    expect((await s.attempt(hook!.id)).outcome).toBe('already-sent');
+    // Not before it is due, whoever asks; a sender whose clock says it is due posts it.
+    expect(await s.attempt(hook!.id)).toEqual({ outcome: 'not-due', retryAt: first.retryAt });
+    const later = sender({ now: () => first.retryAt! });
+    expect((await later.attempt(hook!.id)).outcome).toBe('sent');
+    expect((await later.attempt(hook!.id)).outcome).toBe('already-sent');
     expect(receiver.requests).toHaveLength(2);
     const [a, b] = receiver.requests;
     expect(b!.body).toBe(a!.body);
@@ -320,7 +323,9 @@ describe('ChannelSender through the real outbox', () => {
   it('transient failures give up after maxAttempts, listed as failed with the last reply', async () => {
     const [hook] = await decide([channels[0]!]);
     receiver.answer = () => ({ status: 502, body: 'bad gateway' });
-    const s = sender({ maxAttempts: 3 });
+    // A clock an hour ahead each time: every attempt is due (the backoff is at most 100 ms).
+    let clock = Date.now();
+    const s = sender({ maxAttempts: 3, now: () => (clock += 3_600_000) });
     expect((await s.attempt(hook!.id)).outcome).toBe('retry');
     expect((await s.attempt(hook!.id)).outcome).toBe('retry');
     expect((await s.attempt(hook!.id)).outcome).toBe('failed');
