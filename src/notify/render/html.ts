@@ -85,7 +85,7 @@ export function linkOrText(url: string, display: string): string {
 
 /** A small coloured label (severity, class). */
 export function badge(label: string, color: string): string {
-  // Short on purpose: one per listed pair (see dataTable on size).
+  // Short on purpose: one per listed pair (see TABLE_STYLE on size). A word, never colour alone.
   return `<b style="color:${color};font-size:11px;">${esc(label)}</b>`;
 }
 
