@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
 import { registerApiCommand } from './commands/api.js';
@@ -88,8 +89,33 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * A promise nobody awaited rejected, or an exception nobody caught: a bug. One JSON line on
+ * stderr (the worker's log format; the stack inside it, not across lines), then exit 1 rather
+ * than going on in an unknown state. Written synchronously: the logger buffers.
+ */
+function exitOnUnhandled(
+  kind: 'unhandled rejection' | 'uncaught exception',
+  error: unknown,
+): never {
+  const err =
+    error instanceof Error
+      ? { type: error.name, message: error.message, stack: error.stack }
+      : { message: String(error) };
+  try {
+    writeSync(
+      2,
+      `${JSON.stringify({ level: 60, time: Date.now(), pid: process.pid, err, msg: `${kind}: ${err.message}` })}\n`,
+    );
+  } finally {
+    process.exit(EXIT_FAILED);
+  }
+}
+
 /** Entry point of bin/thm.js. */
 export function main(): void {
+  process.on('unhandledRejection', (reason) => exitOnUnhandled('unhandled rejection', reason));
+  process.on('uncaughtException', (error) => exitOnUnhandled('uncaught exception', error));
   // `thm status | head`: a reader that goes away is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);

@@ -26,6 +26,12 @@ export interface Runtime {
   onFailureDecided?: (networkId: string, kinds: readonly Notification['kind'][]) => void;
   network(networkId: string): NetworkConfig;
   apiClient(network: NetworkConfig): ApiClient;
+  /**
+   * A reloaded config: from the next job on, `config` and `network()` answer from it, and the
+   * API clients of networks whose URL or key changed (all of them when `api` changed) are made
+   * anew; the old ones close once their requests are done.
+   */
+  replaceConfig(next: Config): void;
   close(): Promise<void>;
 }
 
@@ -40,9 +46,9 @@ export function createRuntime(parts: {
   onFailureDecided?: Runtime['onFailureDecided'];
 }): Runtime {
   const clients = new Map<string, ApiClient>();
-  const byId = new Map(parts.config.networks.map((n) => [n.id, n]));
+  let byId = new Map(parts.config.networks.map((n) => [n.id, n]));
   const { onApiRequest, ...shared } = parts;
-  return {
+  const runtime: Runtime = {
     ...shared,
     now: parts.now ?? Date.now,
     network(networkId) {
@@ -57,7 +63,7 @@ export function createRuntime(parts: {
           baseUrl: network.baseUrl,
           apiKey: network.apiKey,
           networkId: network.id,
-          http: parts.config.api,
+          http: runtime.config.api,
           logger: parts.logger.child({ network: network.id }),
           ...(onApiRequest ? { onRequest: onApiRequest } : {}),
         });
@@ -65,11 +71,35 @@ export function createRuntime(parts: {
       }
       return client;
     },
+    replaceConfig(next) {
+      const apiChanged = JSON.stringify(runtime.config.api) !== JSON.stringify(next.api);
+      const nextById = new Map(next.networks.map((n) => [n.id, n]));
+      for (const [id, client] of clients) {
+        const before = byId.get(id);
+        const after = nextById.get(id);
+        const same =
+          !apiChanged &&
+          before !== undefined &&
+          after !== undefined &&
+          before.baseUrl === after.baseUrl &&
+          before.apiKey.reveal() === after.apiKey.reveal();
+        if (same) continue;
+        clients.delete(id);
+        client
+          .close()
+          .catch((error: Error) =>
+            parts.logger.debug(`old API client of ${id} not closed: ${error.message}`),
+          );
+      }
+      runtime.config = next;
+      byId = nextById;
+    },
     async close() {
       await Promise.all([...clients.values()].map((c) => c.close()));
       clients.clear();
     },
   };
+  return runtime;
 }
 
 /** Hands decided notifications to the mail queue; a duplicate id while one waits is a no-op. */

@@ -1,4 +1,6 @@
 import { Queue, Worker } from 'bullmq';
+import { hostname } from 'node:os';
+import { appliedConfig, schedulesChanged } from '../config/changes.js';
 import type { Config } from '../config/load.js';
 import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
@@ -18,6 +20,7 @@ import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
 import { checkEvictionPolicy, closeRedis, connectRedis, type RedisClient } from './redis.js';
+import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { reconcileSchedulers } from './schedulers.js';
 import type { CheckOutcome } from './traffic-check.js';
@@ -38,6 +41,8 @@ export interface RunningWorker {
   metrics: WorkerMetrics;
   /** The monitoring server and health check, when `monitoring.port` (or the option) is set. */
   monitoring?: Monitoring;
+  /** Reads the config again and applies it (SIGHUP, POST /-/reload); with `loadConfig` only. */
+  reload?: (trigger: ReloadTrigger) => Promise<ReloadResult>;
   /** Graceful: stop taking jobs, let active ones finish, close every connection. */
   close(): Promise<void>;
 }
@@ -50,6 +55,8 @@ export interface StartWorkerOptions {
   now?: () => number;
   /** Monitoring overrides (tests: port 0, a short canary interval). */
   monitoring?: MonitoringOptions;
+  /** How to read the config again on a reload (`thm worker`: the same file and environment). */
+  loadConfig?: () => Config;
 }
 
 export async function startWorker(
@@ -83,20 +90,21 @@ export async function startWorker(
     },
   });
 
-  if (options.schedulers !== false) {
+  const schedule = async (from: Config) => {
     await reconcileSchedulers({
       queue: checksQueue,
       redis,
       lockKey: `${prefix}:lock:schedulers`,
-      networks: config.networks,
-      jobOptions: { attempts: config.worker.attempts, backoffMs: config.worker.backoffMs },
+      networks: from.networks,
+      jobOptions: { attempts: from.worker.attempts, backoffMs: from.worker.backoffMs },
       logger,
     });
     await store.markScheduled(
-      config.networks.map((n) => n.id),
+      from.networks.map((n) => n.id),
       (options.now ?? Date.now)(),
     );
-  }
+  };
+  if (options.schedulers !== false) await schedule(config);
 
   const transport = createMailTransport(config.mail, logger);
   const sender = new NotificationSender({
@@ -153,6 +161,31 @@ export async function startWorker(
     'worker started',
   );
 
+  const loadConfig = options.loadConfig;
+  const reloader = loadConfig
+    ? createReloader({
+        load: loadConfig,
+        current: () => runtime.config,
+        apply: async (next, changes) => {
+          const applied = appliedConfig(runtime.config, next);
+          const before = runtime.config;
+          logConfigWarnings(applied, logger);
+          runtime.replaceConfig(applied);
+          metrics.setNetworks(applied.networks);
+          checksWorker.concurrency = applied.worker.concurrency;
+          const jobOptionsChanged =
+            before.worker.attempts !== applied.worker.attempts ||
+            before.worker.backoffMs !== applied.worker.backoffMs;
+          if (options.schedulers !== false && schedulesChanged(changes, jobOptionsChanged))
+            await schedule(applied);
+        },
+        store,
+        instance: `${hostname()}-${process.pid}`,
+        logger,
+        now: options.now,
+      })
+    : undefined;
+
   let closing: Promise<void> | undefined;
   let monitoring: Monitoring | undefined;
   const running: RunningWorker = {
@@ -162,10 +195,12 @@ export async function startWorker(
     checksQueue,
     redis,
     metrics,
+    ...(reloader ? { reload: (trigger: ReloadTrigger) => reloader.reload(trigger) } : {}),
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
         await monitoring?.close();
+        await reloader?.close();
         await Promise.all([checksWorker.close(), mailWorker.close()]);
         await Promise.all([checksQueue.close(), mailQueue.close()]);
         await runtime.close();
@@ -188,6 +223,12 @@ export async function startWorker(
         workers: [checksWorker, mailWorker],
         queues: [checksQueue, mailQueue],
         canaryIntervalMs: options.monitoring?.canaryIntervalMs,
+        ...(reloader
+          ? {
+              reload: () => reloader.reload('http'),
+              configFailure: () => reloader.failure,
+            }
+          : {}),
       });
     } catch (error) {
       await running.close();
@@ -228,4 +269,11 @@ export function handleSignals(worker: RunningWorker, logger: Logger): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP reloads the config (it used to end the process, dropping its active jobs).
+  process.on('SIGHUP', () => {
+    if (stopping || !worker.reload) return;
+    worker
+      .reload('SIGHUP')
+      .catch((error: Error) => logger.error(`config reload failed: ${error.message}`));
+  });
 }

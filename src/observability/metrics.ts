@@ -82,6 +82,8 @@ export interface WorkerMetrics {
   observeApiRequest(event: ApiRequestEvent): void;
   recordJob(kind: string, networkId: unknown, outcome: JobOutcomeLabel, seconds: number): void;
   recordNotification(networkId: unknown, kind: string, state: NotificationState): void;
+  /** A reloaded config's networks: the label values and the Redis-read figures follow them. */
+  setNetworks(networks: readonly NetworkConfig[]): void;
 }
 
 interface RedisFigures {
@@ -104,7 +106,8 @@ const QUEUE_STATES = [
 
 export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
   const registry = new Registry();
-  const networkIds = new Set(options.networks.map((n) => n.id));
+  let networks = options.networks;
+  let networkIds = new Set(networks.map((n) => n.id));
   const now = options.now ?? Date.now;
   const cacheMs = options.cacheMs ?? 5_000;
   const redisTimeoutMs = options.redisTimeoutMs ?? 2_000;
@@ -158,9 +161,11 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
     if (!cached || now() - cached.at >= cacheMs) {
       cached = {
         at: now(),
-        figures: withTimeout(readRedisFigures(options, now()), redisTimeoutMs, 'redis').catch(
-          () => undefined,
-        ),
+        figures: withTimeout(
+          readRedisFigures({ ...options, networks }, now()),
+          redisTimeoutMs,
+          'redis',
+        ).catch(() => undefined),
       };
     }
     return cached.figures;
@@ -249,6 +254,10 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
     recordJob(kind, networkId, outcome, seconds) {
       jobRuns.inc({ kind, network: networkLabel(networkId), outcome });
       jobDuration.observe({ kind }, seconds);
+    },
+    setNetworks(next) {
+      networks = next;
+      networkIds = new Set(next.map((n) => n.id));
     },
     recordNotification(networkId, kind, state) {
       notifications.inc({ network: networkLabel(networkId), kind, state });

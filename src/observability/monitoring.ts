@@ -1,6 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import type { RedisClient } from '../jobs/redis.js';
 import type { Config } from '../config/load.js';
+import type { ReloadResult } from '../jobs/reload.js';
 import type { Logger } from '../log.js';
 import { startHealthCheck, type HealthCheck } from './health.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -40,6 +41,10 @@ export async function startMonitoring(parts: {
   queues: readonly Queue[];
   logger: Logger;
   canaryIntervalMs?: number;
+  /** POST /-/reload; absent: 404. */
+  reload?: () => Promise<ReloadResult>;
+  /** "config reload failed: ..." while the last reload failed. */
+  configFailure?: () => string | undefined;
 }): Promise<Monitoring> {
   const { config, logger } = parts;
   const health = await startHealthCheck({
@@ -59,6 +64,8 @@ export async function startMonitoring(parts: {
       health,
       queues: parts.queues,
       logger,
+      ...(parts.reload ? { reload: parts.reload } : {}),
+      ...(parts.configFailure ? { configFailure: parts.configFailure } : {}),
       ...(config.monitoring.dashboardAuth !== undefined
         ? { dashboardAuth: config.monitoring.dashboardAuth.reveal() }
         : {}),

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
 import { ConfigError } from '../errors.js';
+import type { ReloadResult } from '../jobs/reload.js';
 import type { Logger } from '../log.js';
 import { BASIC_REALM, isAuthorized } from './basic-auth.js';
 import { loadQueueViews, renderDashboard } from './dashboard.js';
@@ -11,10 +12,13 @@ import { withTimeout } from './with-timeout.js';
 
 /**
  * The monitoring HTTP server (config section `monitoring`): one node:http server with
- *   GET /metrics   Prometheus text format
- *   GET /healthz   200 or 503, JSON {ok, problems, ...}
- *   GET /queues    the read-only queue page, behind basic auth; 404 without dashboardAuth
- * Anything else is 404; a method other than GET or HEAD is 405.
+ *   GET /metrics     Prometheus text format
+ *   GET /healthz     200 or 503, JSON {ok, problems, ...}; `config` says a failed reload
+ *   GET /-/ready     the same deep check (Prometheus' name; Docker's HEALTHCHECK uses it)
+ *   GET /-/healthy   200 while the process answers at all (liveness)
+ *   POST /-/reload   read the config again: 200 {ok, changes}, 400/500 {ok:false, error}
+ *   GET /queues      the read-only queue page, behind basic auth; 404 without dashboardAuth
+ * Anything else is 404; a method a route does not take is 405.
  */
 export interface MonitoringServerOptions {
   host: string;
@@ -27,6 +31,10 @@ export interface MonitoringServerOptions {
   /** Queues shown on /queues. */
   queues: readonly Queue[];
   logger: Logger;
+  /** POST /-/reload (absent: 404). */
+  reload?: () => Promise<ReloadResult>;
+  /** "config reload failed: ..." while the last reload failed; shown by /healthz. */
+  configFailure?: () => string | undefined;
   /** Longest wait for Redis while building /queues. @defaultValue 3000 */
   redisTimeoutMs?: number;
   now?: () => number;
@@ -50,10 +58,9 @@ export async function startMonitoringServer(
       const text = await metrics.render();
       send(res, 200, metrics.contentType, text);
     },
-    '/healthz': async (_req, res) => {
-      const report = await health.check();
-      send(res, report.ok ? 200 : 503, 'application/json', `${JSON.stringify(report)}\n`);
-    },
+    '/healthz': (req, res) => deepCheck(req, res),
+    '/-/ready': (req, res) => deepCheck(req, res),
+    '/-/healthy': async (_req, res) => send(res, 200, 'text/plain; charset=utf-8', 'OK\n'),
     '/queues': async (req, res) => {
       const auth = options.dashboardAuth;
       if (!auth) return notFound(res);
@@ -84,12 +91,34 @@ export async function startMonitoringServer(
     },
   };
 
+  // A failed reload is said, not counted as unhealthy: the worker goes on with the config
+  // it had, and an orchestrator restarting it would not make the file any better.
+  async function deepCheck(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const report = await health.check();
+    const failure = options.configFailure?.();
+    const body = failure === undefined ? report : { ...report, config: failure };
+    send(res, report.ok ? 200 : 503, 'application/json', `${JSON.stringify(body)}\n`);
+  }
+
+  const postRoutes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> =
+    {};
+  const reload = options.reload;
+  if (reload) {
+    postRoutes['/-/reload'] = async (_req, res) => {
+      const result = await reload();
+      const status = result.ok ? 200 : result.error.code === 'THM_CONFIG' ? 400 : 500;
+      send(res, status, 'application/json', `${JSON.stringify(result)}\n`);
+    };
+  }
+
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
-    const route = routes[path];
+    const post = postRoutes[path];
+    const route = routes[path] ?? post;
     if (!route) return notFound(res);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
+    const allowed = post ? ['POST'] : ['GET', 'HEAD'];
+    if (!allowed.includes(req.method ?? '')) {
+      res.setHeader('allow', allowed.join(', '));
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
     }
     route(req, res).catch((error: Error) => {

@@ -15,6 +15,8 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:outbox:sent         zset id, score = sent time
  *   P:store:outbox:failed       zset id, score = failure time
  *   P:store:outbox:lease:<id>   string, the sender delivering <id> now (expires: PX)
+ *   P:store:reload-failed:<w>   string, JSON {message, at}: worker <w>'s last config reload
+ *                               failed (expires; removed when a good config loads)
  *
  * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot
  * of "thm", so the multi-key scripts (a run's commit touches the network hash and the outbox)
@@ -36,6 +38,9 @@ export interface StoreKeys {
   outboxSent: string;
   outboxFailed: string;
   outboxLease(notificationId: string): string;
+  reloadFailed(instance: string): string;
+  /** SCAN pattern of every reloadFailed key. */
+  reloadFailedPattern: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -52,6 +57,9 @@ export function storeKeys(prefix: string): StoreKeys {
     outboxSent: `${base}:outbox:sent`,
     outboxFailed: `${base}:outbox:failed`,
     outboxLease: (notificationId) => `${base}:outbox:lease:${notificationId}`,
+    reloadFailed: (instance) =>
+      `${base}:reload-failed:${instance.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    reloadFailedPattern: `${base.replace(/[*?[\]\\]/g, '\\$&')}:reload-failed:*`,
   };
 }
 

@@ -386,6 +386,60 @@ export class RedisStore implements OutboxStore {
     for (const [error] of replies ?? []) if (error) throw storeError('markScheduled', error);
   }
 
+  // ---------------------------------------------------------------- config reloads
+
+  /** A worker's failed config reload, for `thm status` (expires unless refreshed). */
+  async recordReloadFailure(
+    instance: string,
+    message: string,
+    at: number,
+    ttlSeconds: number,
+  ): Promise<void> {
+    await this.call('recordReloadFailure', () =>
+      this.redis.set(
+        this.keys.reloadFailed(instance),
+        JSON.stringify({ instance, message, at }),
+        'EX',
+        ttlSeconds,
+      ),
+    );
+  }
+
+  async clearReloadFailure(instance: string): Promise<void> {
+    await this.call('clearReloadFailure', () => this.redis.del(this.keys.reloadFailed(instance)));
+  }
+
+  /** Every worker whose last config reload failed, oldest first. */
+  async reloadFailures(): Promise<Array<{ instance: string; message: string; at: number }>> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.call('reloadFailures', () =>
+        this.redis.scan(cursor, 'MATCH', this.keys.reloadFailedPattern, 'COUNT', 500),
+      );
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    if (keys.length === 0) return [];
+    const values = await this.call('reloadFailures', () => this.redis.mget(...keys));
+    const out: Array<{ instance: string; message: string; at: number }> = [];
+    for (const value of values) {
+      if (value === null) continue;
+      try {
+        const parsed = JSON.parse(value) as { instance?: unknown; message?: unknown; at?: unknown };
+        if (
+          typeof parsed.instance === 'string' &&
+          typeof parsed.message === 'string' &&
+          typeof parsed.at === 'number'
+        )
+          out.push({ instance: parsed.instance, message: parsed.message, at: parsed.at });
+      } catch {
+        // Not ours to interpret: skipped.
+      }
+    }
+    return out.sort((a, b) => a.at - b.at);
+  }
+
   /** When each network was first scheduled (absent: never, or before this was recorded). */
   async scheduledSince(networkIds: readonly string[]): Promise<Map<string, number>> {
     const result = new Map<string, number>();

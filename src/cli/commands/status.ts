@@ -16,7 +16,7 @@ import type {
 import type { OutboxEntry } from '../../notify/types.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
-import { formatDuration, formatZoned } from '../durations.js';
+import { formatDuration, formatUtc, formatZoned } from '../durations.js';
 import { printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 
@@ -49,6 +49,8 @@ export interface StatusReport {
       subject: string;
     }
   >;
+  /** Workers whose last config reload failed (they run on the config they had). */
+  configReloadFailures: Array<{ instance: string; message: string; at: number }>;
   healthy: boolean;
 }
 
@@ -162,11 +164,12 @@ export async function collectStatus(
     const networks = await Promise.all(
       config.networks.map((n) => networkStatus(store, checks, n, now, scheduled.get(n.id))),
     );
-    const [checkCounts, mailCounts, outbox, failed] = await Promise.all([
+    const [checkCounts, mailCounts, outbox, failed, configReloadFailures] = await Promise.all([
       checks.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
       mail.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
       store.outboxCounts(),
       store.failedNotifications(),
+      store.reloadFailures(),
     ]);
     const failedNotifications = failed.map((e) => ({
       id: e.notification.id,
@@ -177,13 +180,16 @@ export async function collectStatus(
       failedAt: e.failedAt,
     }));
     const healthy =
-      networks.every((n) => !n.overdue && !n.problem) && failedNotifications.length === 0;
+      networks.every((n) => !n.overdue && !n.problem) &&
+      failedNotifications.length === 0 &&
+      configReloadFailures.length === 0;
     return {
       checkedAt: new Date(now).toISOString(),
       networks,
       queues: { [CHECKS_QUEUE]: checkCounts, [MAIL_QUEUE]: mailCounts },
       outbox,
       failedNotifications,
+      configReloadFailures,
       healthy,
     };
   } finally {
@@ -279,5 +285,9 @@ function printStatus(report: StatusReport): void {
   );
   for (const f of report.failedNotifications)
     printLine(`  failed ${f.id} (${f.networkId}, ${f.kind}): ${f.lastError ?? ''}`);
+  for (const r of report.configReloadFailures)
+    printLine(
+      `config reload failed on ${r.instance} at ${formatUtc(r.at)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,
+    );
   printLine(report.healthy ? 'healthy' : 'NOT healthy');
 }

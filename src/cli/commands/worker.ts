@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { cliLogger, loadCliConfig } from '../context.js';
+import { loadConfig } from '../../config/load.js';
+import { cliLogger, globalOptions, loadCliConfig } from '../context.js';
 
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
     .description(
-      'the daemon: reconcile one job scheduler per network and kind, process jobs until SIGTERM/SIGINT',
+      'the daemon: reconcile one job scheduler per network and kind, process jobs until SIGTERM/SIGINT; SIGHUP reloads the config',
     )
     .addHelpText(
       'after',
@@ -16,7 +17,11 @@ export function registerWorkerCommand(program: Command): void {
       const logger = cliLogger(config);
       // Loaded on demand: the other commands start without the whole daemon.
       const { handleSignals, startWorker } = await import('../../jobs/worker.js');
-      const worker = await startWorker(config, logger);
+      // A reload reads the same file, with this process's environment, again.
+      const file = globalOptions(command).config;
+      const worker = await startWorker(config, logger, {
+        loadConfig: () => loadConfig({ file }),
+      });
       handleSignals(worker, logger);
       // The process now lives on the workers' connections until a signal closes them.
       await new Promise<never>(() => undefined);
