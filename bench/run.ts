@@ -10,7 +10,7 @@ import { measureStartup, type StartupResult } from './startup.js';
 import { repoRoot } from './worker-process.js';
 
 /**
- * `npm run bench`: product.md's targets P1 to P5, measured side by side in one run against real
+ * `npm run bench`: the targets P1 to P5 of docs/performance.md, measured side by side in one run against real
  * parts (the sandbox over loopback, a private redis-server, the outbox dir), printed with their
  * targets and written to bench/results.json. BENCH_QUICK=1 runs fewer repetitions (a smoke
  * run, not a result).

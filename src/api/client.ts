@@ -29,12 +29,12 @@ import {
 import { ResponseValidationError, parseIspTrendsResponse, parseWithSchema } from './validate.js';
 
 /**
- * The partner API client of one network (seed/partner-network-api.md).
+ * The partner API client of one network (docs/api-notes.md).
  *
  * Why undici's `Dispatcher.request` and not `fetch`: it gives the three timeouts explicitly
  * (connect on the Agent, headers and body per request), hands back the body as a stream we can
  * cap and destroy, and skips the WHATWG layer fetch adds on every chunk, which matters for a
- * 14 MB isptrends body (product target P1). The body is collected as Buffers, joined once and
+ * 14 MB isptrends body (target P1, docs/performance.md). The body is collected as Buffers, joined once and
  * JSON.parse'd once.
  *
  * Every exchange ends with its body consumed or destroyed, also on errors. The API key travels
@@ -373,7 +373,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...call,
         parse: parseIspTrendsResponse,
         premium: true,
-        // Only a successful, fully validated 200 may clear pairs (product.md).
+        // Only a successful, fully validated 200 may clear pairs (docs/design.md, guarantees).
         successStatus: 200,
       }),
     getInvoiceSummary: (status: string, call = {}) =>

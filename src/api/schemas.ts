@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Secret } from '../config/secret.js';
 
 /**
- * zod schemas of the partner API's responses (seed/partner-network-api.md), the one place
+ * zod schemas of the partner API's responses (docs/api-notes.md), the one place
  * where the API's field names are spelt. Types are inferred from them. Extra fields are
  * tolerated (the API may add some); a missing or mistyped required field is an invalid
  * response, reported with the field path and the entry index.
@@ -104,7 +104,7 @@ export const pagingSchema = z.looseObject({
 export type Paging = z.infer<typeof pagingSchema>;
 
 /*
- * The other resources of the spec ("Resources and their fields"). Enums are the spec's own
+ * The other resources of the API (docs/api-notes.md). Enums are the spec's own
  * lists; where the spec says a value list is "not shown" (demand_partner.status, the offer's
  * offer_status and visibility) any string is accepted.
  */

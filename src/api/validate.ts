@@ -6,7 +6,7 @@ import { ispTrendSchema, ispTrendsResponseSchema, type IspTrendsResponse } from 
  * expected number, received string`.
  *
  * Why a fast path: zod's parse of 10,000 ISP trend entries costs about 80% of the JSON.parse of
- * the same body (measured: 25 ms vs 30 ms), and product target P1 allows the whole
+ * the same body (measured: 25 ms vs 30 ms), and target P1 (docs/performance.md) allows the whole
  * traffic-check 1.5x of fetch + JSON.parse. So the entries array is checked by plain
  * predicates, derived from `ispTrendSchema` itself: each field's zod schema is matched against
  * a small set of candidate predicates by probing both with the same values, and a candidate is

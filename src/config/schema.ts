@@ -404,7 +404,7 @@ export const configSchema = z
       .object({
         /**
          * Checks processed at once by one worker process. Each holds its network's whole API
-         * response while it runs, so this bounds memory; 2 keeps a 2-core worker busy (P3:
+         * response while it runs, so this bounds memory; 2 keeps a 2-core worker busy (P3 in docs/performance.md:
          * ~68k pairs/s at ~260 MB peak, where 4 gave ~72k at ~290 MB). Raise it for slow
          * APIs, where a check mostly waits.
          */

@@ -159,7 +159,7 @@ export function cronTimesInDstGap(pattern: string, timeZone: string, from = Date
 /**
  * The same check for many crons: a zone's gaps are found once. Finding them scans a year hour
  * by hour through Intl (about 0.1 s per zone), so per cron it made `thm worker` with 1,000
- * networks spend over 3 minutes before reconciling its schedulers (target P5: 5 s).
+ * networks spend over 3 minutes before reconciling its schedulers (target P5 in docs/performance.md: 5 s).
  */
 export function dstGapChecker(from = Date.now()): (pattern: string, timeZone: string) => string[] {
   const gapsByZone = new Map<string, DstGap[]>();

@@ -3,7 +3,7 @@ import { significanceOf, type SignificanceRule } from './significance.js';
 import type { IspTrend, Severity } from './types.js';
 
 /**
- * The alert thresholds' meaning (product.md, "Alert lifecycle"), in one place. The glossary in
+ * The alert thresholds' meaning (docs/design.md, "The lifecycle of a run"), in one place. The glossary in
  * types.ts names the words; this computes them.
  */
 

@@ -226,7 +226,7 @@ export interface RunRecord {
   runs: number;
 }
 
-/** product.md: the snapshot `{time, status, total_count, balance, billed, paid}`. */
+/** One invoice summary as stored: `{time, status, total_count, balance, billed, paid}`. */
 export interface InvoiceSnapshot {
   /** Epoch seconds, like the API's time_* fields. */
   time: number;

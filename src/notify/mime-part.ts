@@ -2,7 +2,7 @@
  * The text and HTML parts of an e-mail, encoded by us and handed to nodemailer as ready MIME
  * nodes (its `raw` option). Nodemailer's own quoted-printable encoder builds its output a
  * character at a time and re-scans every line with regular expressions: about 4 MB of garbage
- * per alert e-mail, 28% of everything the worker allocated in the fleet benchmark (P3). This
+ * per alert e-mail, 28% of everything the worker allocated in the fleet benchmark (P3, docs/performance.md). This
  * one writes bytes into one buffer.
  *
  * Same choice of encoding as nodemailer: 7bit when the text is printable ASCII in lines of at

@@ -5,7 +5,7 @@ import type { ActivePair } from '../monitor/types.js';
 
 /**
  * The active pairs of one network as ONE string (one hash field), so that a run reads and
- * writes its whole history in one command however many pairs there are (target P2), and each
+ * writes its whole history in one command however many pairs there are (target P2, docs/performance.md), and each
  * pair costs only its own bytes (target P4).
  *
  * Format (JSON, version 1): {"v":1,"d":[[domainId,"domainUrl",[...pairs]],...]} where a

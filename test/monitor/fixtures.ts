@@ -1,7 +1,7 @@
 import type { AlertSettings } from '../../src/config/schema.js';
 import type { IspTrend } from '../../src/monitor/types.js';
 
-/** product.md defaults. */
+/** The config's default alert settings (src/config/schema.ts). */
 export const SETTINGS: AlertSettings = {
   minBaselineClicks: 50,
   minDropPercent: 20,

@@ -51,7 +51,7 @@ async function control(sandbox: Sandbox, method: string, pathname: string, body?
 const keyOf = (sandbox: Sandbox, network: string, portal = 'network') =>
   sandbox.keys.find((k) => k.network === network && k.portal === portal)!.key;
 
-/** The monitor's alertable rule with the default thresholds (product.md). */
+/** The monitor's alertable rule with the default thresholds (src/config/schema.ts). */
 function alertable(entry: IspTrend): boolean {
   const baseline = entry.seven_days_ago_total_clicks;
   const drop = -(entry.yesterday_seven_days_ago_total_clicks_trend ?? 0);
