@@ -153,3 +153,27 @@ export function exitCodeFor(error: unknown): number {
 export function isExpectedError(error: unknown): error is ThmError {
   return error instanceof ThmError;
 }
+
+/**
+ * One network's stored state that cannot be read: a field that is not what the store wrote
+ * (corrupted JSON, a wrong shape) or its key holding another Redis type. Named by network, key
+ * and field, so one broken network is reported as itself and the others are read on.
+ */
+export class StoredStateError extends ThmError {
+  readonly networkId: string;
+  readonly key: string;
+  readonly field?: string;
+  readonly reason: string;
+
+  constructor(networkId: string, key: string, field: string | undefined, reason: string) {
+    super(
+      'THM_STORE',
+      `network ${networkId}: stored state unreadable at key ${key}${field ? ` field ${field}` : ''}: ${reason} (repair or delete it)`,
+    );
+    this.name = 'StoredStateError';
+    this.networkId = networkId;
+    this.key = key;
+    if (field !== undefined) this.field = field;
+    this.reason = reason;
+  }
+}

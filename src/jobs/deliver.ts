@@ -1,4 +1,5 @@
 import { DelayedError, type Processor, type Queue } from 'bullmq';
+import { ThmError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { NotificationSender } from '../notify/sender.js';
 import type { OutboxStore } from '../notify/types.js';
@@ -23,8 +24,19 @@ export function createDeliverProcessor(
 ): Processor<DeliverJobData, string> {
   return async (job, token) => {
     const { notificationId } = deliverJobDataSchema.parse(job.data);
-    const outcome = await sender.deliver(notificationId);
     const log = logger.child({ notification: notificationId, jobId: job.id });
+    let outcome;
+    try {
+      outcome = await sender.deliver(notificationId);
+    } catch (error) {
+      // A store error no retry can fix (an unreadable entry, which the claim moved to failed):
+      // this is its one log line; retrying would only repeat it.
+      if (error instanceof ThmError && error.code === 'THM_STORE' && !error.retryable) {
+        log.error({ code: error.code }, error.message);
+        return 'unreadable';
+      }
+      throw error;
+    }
     if (outcome === 'retry' || outcome === 'not-due') {
       const dueAt = await sender.dueAt(notificationId);
       if (dueAt !== undefined && token !== undefined) {

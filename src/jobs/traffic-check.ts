@@ -10,6 +10,10 @@ import {
   type CheckOutcome,
   type CheckRequest,
 } from './commit.js';
+import { StoredStateError } from '../errors.js';
+import type { RunDecision } from '../monitor/decide.js';
+import { renderNotifications } from '../notify/emails.js';
+import type { NetworkState } from '../store/redis-store.js';
 import { describeFailure } from './failures.js';
 import { startRunDeadline } from './run-deadline.js';
 import { enqueueDeliveries, type Runtime } from './runtime.js';
@@ -88,21 +92,31 @@ export async function recordTrafficFailure(
 ): Promise<void> {
   const network = rt.network(request.networkId);
   const failure = describeFailure(error);
-  const committed = await commitWithRetries(
-    rt,
-    network,
-    { ...request, kind: 'traffic-check' },
-    (state, now) =>
-      decideTrafficFailure({
-        networkId: network.id,
-        asOf: request.asOf,
-        state,
-        failure,
-        startedAt,
-        now,
-      }),
-    { force: true },
-  );
+  const decide = (state: NetworkState, now: number) =>
+    decideTrafficFailure({
+      networkId: network.id,
+      asOf: request.asOf,
+      state,
+      failure,
+      startedAt,
+      now,
+    });
+  let committed;
+  try {
+    committed = await commitWithRetries(
+      rt,
+      network,
+      { ...request, kind: 'traffic-check' },
+      decide,
+      {
+        force: true,
+      },
+    );
+  } catch (recordError) {
+    if (!(recordError instanceof StoredStateError)) throw recordError;
+    await problemWithoutRecord(rt, network, request, decide(emptyState(), rt.now()));
+    return;
+  }
   if (committed.status === 'done') {
     if (committed.notifications.length > 0)
       rt.onFailureDecided?.(
@@ -111,4 +125,42 @@ export async function recordTrafficFailure(
       );
     await enqueueDeliveries(rt.mailQueue, committed.run.notificationIds);
   }
+}
+
+/**
+ * The network's own state cannot be read (or written): no run record, no problem episode can
+ * be stored, but its recipients still hear of it. The problem e-mail goes into the outbox on
+ * its own; its id is that of the as-of date's problem, so retries add it once (one a day while
+ * the state stays broken).
+ */
+async function problemWithoutRecord(
+  rt: Runtime,
+  network: NetworkConfig,
+  request: CheckRequest,
+  decision: RunDecision,
+): Promise<void> {
+  const notifications = renderNotifications(decision.notifications, {
+    network,
+    asOf: request.asOf,
+    from: rt.config.mail.from,
+    now: rt.now(),
+  });
+  await rt.store.addToOutbox(notifications);
+  if (notifications.length > 0)
+    rt.onFailureDecided?.(
+      network.id,
+      notifications.map((n) => n.kind),
+    );
+  await enqueueDeliveries(
+    rt.mailQueue,
+    notifications.map((n) => n.id),
+  );
+  rt.logger.error(
+    { network: network.id, asOf: request.asOf, emails: notifications.length },
+    'stored state unreadable: problem e-mail queued without a run record',
+  );
+}
+
+function emptyState(): NetworkState {
+  return { rev: 0, active: new Map(), silences: [], sentEvents: new Set() };
 }

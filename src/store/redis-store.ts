@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../jobs/redis.js';
-import { ThmError } from '../errors.js';
+import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
@@ -46,6 +46,7 @@ import {
   commitScript,
   deleteNetworkScript,
   leaseScript,
+  outboxAddScript,
   outboxScript,
   removeSilenceScript,
 } from './scripts.js';
@@ -131,7 +132,9 @@ export class RedisStore implements OutboxStore {
 
   async loadNetworkState(networkId: string, options: LoadOptions): Promise<NetworkState> {
     checkDate(options.asOf);
-    const [rev, active, silences, premium, problem, run, sent, invoice] = await this.call(
+    const runKey = runField(options.kind, options.asOf);
+    const [rev, active, silences, premium, problem, run, sent, invoice] = await this.networkCall(
+      networkId,
       'load',
       () =>
         this.redis.hmget(
@@ -146,19 +149,28 @@ export class RedisStore implements OutboxStore {
           FIELD.invoice,
         ),
     );
+    const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
     const state: NetworkState = {
-      rev: rev ? Number(rev) : 0,
-      active: decodeActive(active),
-      silences: parseSilences(silences).filter((s) => isSilenceActive(s, options.now)),
-      sentEvents: new Set(parseLines(sent)),
+      rev: read(FIELD.rev, () => parseRev(rev)),
+      active: read(FIELD.active, () => decodeActive(active)),
+      silences: read(FIELD.silences, () => parseSilences(silences)).filter((s) =>
+        isSilenceActive(s, options.now),
+      ),
+      sentEvents: new Set(read(sentField(options.asOf), () => parseLines(sent))),
     };
-    const premiumState = parseOptional(premiumStateSchema, premium, 'premium state');
+    const premiumState = read(FIELD.premium, () =>
+      parseOptional(premiumStateSchema, premium, 'premium state'),
+    );
     if (premiumState) state.premium = premiumState;
-    const episode = parseOptional(problemEpisodeSchema, problem, 'problem episode');
+    const episode = read(FIELD.problem, () =>
+      parseOptional(problemEpisodeSchema, problem, 'problem episode'),
+    );
     if (episode) state.problem = episode;
-    const record = parseOptional(runRecordSchema, run, 'run record');
+    const record = read(runKey, () => parseOptional(runRecordSchema, run, 'run record'));
     if (record) state.run = record;
-    const snapshot = parseOptional(invoiceSnapshotSchema, invoice, 'invoice snapshot');
+    const snapshot = read(FIELD.invoice, () =>
+      parseOptional(invoiceSnapshotSchema, invoice, 'invoice snapshot'),
+    );
     if (snapshot) state.latestInvoice = snapshot;
     return state;
   }
@@ -257,18 +269,25 @@ export class RedisStore implements OutboxStore {
     options: { days?: number; limit?: number; now?: number } = {},
   ): Promise<RunRecord[]> {
     const key = this.keys.network(networkId);
-    const index = await this.call('listRuns', () => this.redis.hget(key, FIELD.index));
+    const index = await this.networkCall(networkId, 'listRuns', () =>
+      this.redis.hget(key, FIELD.index),
+    );
     const fields = (index ?? '')
       .split('\n')
       .map((line) => line.slice(line.indexOf(' ') + 1))
       .filter(isRunField);
     if (fields.length === 0) return [];
-    const raws = await this.call('listRuns', () => this.redis.hmget(key, ...fields));
+    const raws = await this.networkCall(networkId, 'listRuns', () =>
+      this.redis.hmget(key, ...fields),
+    );
     const since =
       options.days === undefined ? -Infinity : (options.now ?? Date.now()) - options.days * DAY_MS;
     const runs = raws
-      .filter((raw): raw is string => raw !== null)
-      .map((raw) => parseStored(runRecordSchema, raw, 'run record'))
+      .map((raw, i) => ({ raw, field: fields[i]! }))
+      .filter((r): r is { raw: string; field: string } => r.raw !== null)
+      .map(({ raw, field }) =>
+        this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record')),
+      )
       .filter((run) => run.finishedAt >= since)
       .sort((a, b) => (a.asOf === b.asOf ? b.startedAt - a.startedAt : a.asOf < b.asOf ? 1 : -1));
     return options.limit === undefined ? runs : runs.slice(0, options.limit);
@@ -329,19 +348,43 @@ export class RedisStore implements OutboxStore {
     now = Date.now(),
     options: { expired?: boolean } = {},
   ): Promise<Silence[]> {
+    const { silences, unreadable } = await this.readSilences(networkId, now, options);
+    if (unreadable[0]) throw unreadable[0];
+    return silences;
+  }
+
+  /**
+   * The same, network by network: a network whose silences cannot be read is reported in
+   * `unreadable` (naming its key and field) and the others are still listed.
+   */
+  async readSilences(
+    networkId?: string,
+    now = Date.now(),
+    options: { expired?: boolean } = {},
+  ): Promise<{ silences: Silence[]; unreadable: StoredStateError[] }> {
     const ids = networkId === undefined ? await this.networkIds() : [networkId];
-    if (ids.length === 0) return [];
+    if (ids.length === 0) return { silences: [], unreadable: [] };
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hget(this.keys.network(id), FIELD.silences);
     const replies = await this.call('listSilences', () => pipeline.exec());
     const silences: Silence[] = [];
-    for (const [error, raw] of replies ?? []) {
-      if (error) throw storeError('listSilences', error);
-      silences.push(...parseSilences(raw as string | null));
-    }
-    return silences
-      .filter((s) => s.expiresAt > now !== (options.expired === true))
-      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    const unreadable: StoredStateError[] = [];
+    (replies ?? []).forEach(([error, raw], i) => {
+      const id = ids[i]!;
+      try {
+        if (error) throw this.networkError(id, error);
+        silences.push(...this.readField(id, FIELD.silences, () => parseSilences(raw as string)));
+      } catch (problem) {
+        if (!(problem instanceof StoredStateError)) throw problem;
+        unreadable.push(problem);
+      }
+    });
+    return {
+      silences: silences
+        .filter((s) => s.expiresAt > now !== (options.expired === true))
+        .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+      unreadable,
+    };
   }
 
   /** True when a silence with this id (unexpired, or expired but still kept) is now gone. */
@@ -457,6 +500,26 @@ export class RedisStore implements OutboxStore {
   // ---------------------------------------------------------------- outbox
 
   /**
+   * Puts notifications into the outbox without a run record (see outboxAddScript): for a
+   * network whose own state cannot be read or written. Returns how many were new.
+   */
+  async addToOutbox(notifications: readonly Notification[]): Promise<number> {
+    if (notifications.length === 0) return 0;
+    const args = notifications.flatMap((n) => [
+      n.id,
+      JSON.stringify(outboxNotification(n)),
+      String(n.createdAt),
+    ]);
+    return (await this.call('addToOutbox', () =>
+      outboxAddScript.run(
+        this.redis,
+        [this.keys.outboxBody, this.keys.outboxPending],
+        [notifications.length, ...args],
+      ),
+    )) as number;
+  }
+
+  /**
    * Ids of the pending notifications due at `now`, earliest due first. Ids only: a sweep hands
    * them to delivery, whose claim reads each entry anyway.
    */
@@ -482,10 +545,27 @@ export class RedisStore implements OutboxStore {
     )) as [string, string?, (string | null)?];
     const [status, body, meta] = reply;
     if (status === 'claimed' && body !== undefined) {
-      return { status, entry: this.entry(body, meta ?? null) };
+      let entry: OutboxEntry;
+      try {
+        entry = this.entry(body, meta ?? null);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw await this.setAside(id, `unreadable outbox entry: ${reason}`);
+      }
+      return { status, entry };
     }
     if (status === 'not-due' && body !== undefined) return { status, dueAt: Number(body) };
-    if (status === 'busy' || status === 'sent' || status === 'failed' || status === 'missing') {
+    if (status === 'missing') {
+      // An id in the pending list without a stored notification (a junk id): moved aside once,
+      // not swept again and again.
+      const pending = await this.call('claimNotification', () =>
+        this.redis.zscore(this.keys.outboxPending, id),
+      );
+      if (pending !== null)
+        throw await this.setAside(id, 'unreadable outbox entry: pending without a notification');
+      return { status };
+    }
+    if (status === 'busy' || status === 'sent' || status === 'failed') {
       return { status };
     }
     throw new ThmError('THM_STORE', `unexpected lease reply ${JSON.stringify(status)}`);
@@ -519,6 +599,57 @@ export class RedisStore implements OutboxStore {
       this.redis.zrange(this.keys.outboxFailed, 0, -1),
     );
     return this.entries(ids, 'failed');
+  }
+
+  /**
+   * Failed entries that cannot be read (no notification, or one the store cannot parse): moved
+   * aside by a sender's claim, listed by `thm notify failed` beside the refused ones.
+   */
+  async unreadableNotifications(): Promise<
+    Array<{ id: string; lastError?: string; failedAt?: number }>
+  > {
+    const ids = await this.call('unreadableNotifications', () =>
+      this.redis.zrange(this.keys.outboxFailed, 0, -1),
+    );
+    if (ids.length === 0) return [];
+    const [bodies, metas] = await this.call('unreadableNotifications', () =>
+      Promise.all([
+        this.redis.hmget(this.keys.outboxBody, ...ids),
+        this.redis.hmget(this.keys.outboxMeta, ...ids),
+      ]),
+    );
+    const result: Array<{ id: string; lastError?: string; failedAt?: number }> = [];
+    ids.forEach((id, i) => {
+      const body = bodies[i];
+      if (body !== null && body !== undefined && readable(body)) return;
+      const meta = readableMeta(metas[i] ?? null);
+      result.push({
+        id,
+        ...(meta?.lastError !== undefined ? { lastError: meta.lastError } : {}),
+        ...(meta?.failedAt !== undefined ? { failedAt: meta.failedAt } : {}),
+      });
+    });
+    return result;
+  }
+
+  /**
+   * Moves an unreadable entry from pending to failed (with the reason), so no sender takes it
+   * again and `thm notify failed` lists it. Returns the error for the caller to throw (its log
+   * line is the one line that reports it).
+   */
+  private async setAside(id: string, reason: string): Promise<ThmError> {
+    const now = Date.now();
+    const meta = JSON.stringify({ state: 'failed', attempts: 0, lastError: reason, failedAt: now });
+    await this.call('setAside', () =>
+      this.redis
+        .multi()
+        .zrem(this.keys.outboxPending, id)
+        .zadd(this.keys.outboxFailed, now, id)
+        .hset(this.keys.outboxMeta, id, meta)
+        .del(this.keys.outboxLease(id))
+        .exec(),
+    );
+    return new ThmError('THM_STORE', `notification ${id}: ${reason}; moved to failed`);
   }
 
   async outboxCounts(): Promise<{ pending: number; sent: number; failed: number }> {
@@ -574,6 +705,8 @@ export class RedisStore implements OutboxStore {
     ids.forEach((_, i) => {
       const body = bodies[i];
       if (body === null || body === undefined) return;
+      // A listing skips an entry it cannot read (unreadableNotifications lists those).
+      if (only !== undefined && !readable(body)) return;
       const entry = this.entry(body, metas[i] ?? null);
       if (only === undefined || entry.state === only) result.push(entry);
     });
@@ -603,6 +736,42 @@ export class RedisStore implements OutboxStore {
   }
 
   // ---------------------------------------------------------------- plumbing
+
+  /** Parses one field of a network's hash; its failure names the network, key and field. */
+  private readField<T>(networkId: string, field: string, parse: () => T): T {
+    try {
+      return parse();
+    } catch (error) {
+      if (error instanceof StoredStateError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoredStateError(networkId, this.keys.network(networkId), field, reason);
+    }
+  }
+
+  /** A command on a network's hash: a WRONGTYPE there is that network's unreadable state. */
+  private async networkCall<T>(
+    networkId: string,
+    operation: string,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.networkError(networkId, error, operation);
+    }
+  }
+
+  private networkError(networkId: string, error: unknown, operation = 'read'): ThmError {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/^WRONGTYPE/.test(message))
+      return new StoredStateError(
+        networkId,
+        this.keys.network(networkId),
+        undefined,
+        'holds another Redis type than the hash the store writes (WRONGTYPE)',
+      );
+    return storeError(operation, error);
+  }
 
   private async call<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -644,9 +813,44 @@ function parseLines(raw: string | null | undefined): string[] {
   if (!raw) return [];
   const out: string[] = [];
   for (const line of raw.split('\n')) {
-    if (line !== '') out.push(JSON.parse(line) as string);
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ThmError('THM_STORE', 'stored sent events are not JSON lines');
+    }
+    if (typeof value !== 'string')
+      throw new ThmError('THM_STORE', 'stored sent event is not a string');
+    out.push(value);
   }
   return out;
+}
+
+/** Whether an outbox body parses as a notification. */
+function readable(body: string): boolean {
+  try {
+    parseStored(outboxItemSchema, body, 'notification');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readableMeta(raw: string | null): OutboxMeta | undefined {
+  try {
+    return parseOptional(outboxMetaSchema, raw, 'outbox state');
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRev(raw: string | null | undefined): number {
+  if (!raw) return 0;
+  const rev = Number(raw);
+  if (!Number.isSafeInteger(rev) || rev < 0)
+    throw new ThmError('THM_STORE', `stored revision is not a whole number`);
+  return rev;
 }
 
 function parseSilences(raw: string | null | undefined): Silence[] {

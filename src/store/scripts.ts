@@ -354,3 +354,30 @@ if not redis.call('SET', lease, owner, 'NX', 'PX', math.floor(leaseMs)) then ret
 return {'claimed', body, raw or false}
 `,
 );
+
+/**
+ * Notifications added to the outbox without a run record: the problem e-mail of a network whose
+ * own stored state is unreadable (its run cannot be committed). An id already in the outbox
+ * (pending, sent or failed) is left as it is, so a retried failure never sends twice.
+ * KEYS: 1 outbox bodies, 2 outbox pending. ARGV: n, n x (id, json, dueAt)
+ * Returns the number added.
+ */
+export const outboxAddScript = new LuaScript(
+  'outbox-add',
+  `${PRELUDE}
+local bodies, pending = KEYS[1], KEYS[2]
+local n = tonumber(ARGV[1])
+if n == nil then return fail('invalid notification count') end
+local added = 0
+for j = 0, n - 1 do
+  local id, json, due = ARGV[2 + j * 3], ARGV[3 + j * 3], tonumber(ARGV[4 + j * 3])
+  if due == nil then return fail('invalid due time of notification ' .. tostring(id)) end
+  if redis.call('HEXISTS', bodies, id) == 0 then
+    redis.call('ZADD', pending, due, id)
+    redis.call('HSET', bodies, id, json)
+    added = added + 1
+  end
+end
+return added
+`,
+);

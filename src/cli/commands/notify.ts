@@ -24,15 +24,28 @@ export function registerNotifyCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ thm notify failed')
     .action(async (options: { json?: boolean }, command: Command) => {
       const config = loadCliConfig(command);
-      const failed = await withStore(config, (store) => store.failedNotifications());
-      const rows = failed.map((e) => ({
-        id: e.notification.id,
-        network: e.notification.networkId,
-        kind: e.notification.kind,
-        asOf: e.notification.asOf,
-        subject: e.notification.subject,
-        error: e.lastError ?? '',
-      }));
+      const [failed, unreadable] = await withStore(config, (store) =>
+        Promise.all([store.failedNotifications(), store.unreadableNotifications()]),
+      );
+      const rows: Array<Record<'id' | 'network' | 'kind' | 'asOf' | 'subject' | 'error', string>> =
+        failed.map((e) => ({
+          id: e.notification.id,
+          network: e.notification.networkId,
+          kind: e.notification.kind,
+          asOf: e.notification.asOf,
+          subject: e.notification.subject,
+          error: e.lastError ?? '',
+        }));
+      // Entries a sender could not read and moved aside: listed, though little is known of them.
+      for (const u of unreadable)
+        rows.push({
+          id: u.id,
+          network: '?',
+          kind: 'unreadable',
+          asOf: '?',
+          subject: '',
+          error: u.lastError ?? 'unreadable outbox entry',
+        });
       if (options.json) {
         printJson({ failed: rows });
         return;

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { localDate } from '../../dates.js';
-import { UsageError } from '../../errors.js';
+import { EXIT_FAILED, UsageError } from '../../errors.js';
 import { silenceMatcher } from '../../monitor/silences.js';
 import type { Silence } from '../../monitor/types.js';
 import { loadCliConfig } from '../context.js';
@@ -173,11 +173,20 @@ export function registerSilenceCommands(program: Command): void {
         const config = loadCliConfig(command);
         if (options.network) selectNetworks(config, { network: options.network });
         const now = Date.now();
-        const silences = await withStore(config, (store) =>
-          store.listSilences(options.network, now, { expired: options.expired === true }),
+        const { silences, unreadable } = await withStore(config, (store) =>
+          store.readSilences(options.network, now, { expired: options.expired === true }),
         );
+        // One broken network is named (stderr, exit 1); the others' silences are still listed.
+        if (unreadable.length > 0) process.exitCode = EXIT_FAILED;
+        for (const problem of unreadable) process.stderr.write(`thm: ${problem.message}\n`);
         if (options.json) {
-          printJson({ silences });
+          const broken = unreadable.map((u) => ({
+            networkId: u.networkId,
+            key: u.key,
+            field: u.field,
+            message: u.message,
+          }));
+          printJson({ silences, ...(broken.length > 0 ? { unreadable: broken } : {}) });
           return;
         }
         if (silences.length === 0) {

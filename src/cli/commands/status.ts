@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { RedisClient } from '../../jobs/redis.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { localDate } from '../../dates.js';
-import { EXIT_FAILED } from '../../errors.js';
+import { EXIT_FAILED, StoredStateError } from '../../errors.js';
 import { CHECKS_QUEUE, MAIL_QUEUE, schedulerId } from '../../jobs/names.js';
 import type {
   InvoiceSnapshot,
@@ -34,6 +34,8 @@ export interface NetworkStatus {
   problem?: ProblemEpisode;
   overdue: boolean;
   overdueReason?: string;
+  /** The network's stored state could not be read: the rest of its status is unknown. */
+  unreadable?: { key: string; field?: string; message: string };
 }
 
 export interface StatusReport {
@@ -151,6 +153,32 @@ async function networkStatus(
   };
 }
 
+/** A network whose state cannot be read is reported as itself; the others are read on. */
+async function networkStatusOrUnreadable(
+  ...args: Parameters<typeof networkStatus>
+): Promise<NetworkStatus> {
+  try {
+    return await networkStatus(...args);
+  } catch (error) {
+    if (!(error instanceof StoredStateError)) throw error;
+    const [, , network] = args;
+    return {
+      id: network.id,
+      name: network.name,
+      timezone: network.timezone,
+      lastRuns: {},
+      nextRuns: {},
+      activePairs: { warning: 0, critical: 0 },
+      overdue: false,
+      unreadable: {
+        key: error.key,
+        ...(error.field !== undefined ? { field: error.field } : {}),
+        message: error.message,
+      },
+    };
+  }
+}
+
 export async function collectStatus(
   config: Config,
   store: RedisStore,
@@ -162,7 +190,9 @@ export async function collectStatus(
   try {
     const scheduled = await store.scheduledSince(config.networks.map((n) => n.id));
     const networks = await Promise.all(
-      config.networks.map((n) => networkStatus(store, checks, n, now, scheduled.get(n.id))),
+      config.networks.map((n) =>
+        networkStatusOrUnreadable(store, checks, n, now, scheduled.get(n.id)),
+      ),
     );
     const [checkCounts, mailCounts, outbox, failed, configReloadFailures] = await Promise.all([
       checks.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
@@ -180,7 +210,7 @@ export async function collectStatus(
       failedAt: e.failedAt,
     }));
     const healthy =
-      networks.every((n) => !n.overdue && !n.problem) &&
+      networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
       failedNotifications.length === 0 &&
       configReloadFailures.length === 0;
     return {
@@ -206,7 +236,7 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print one JSON document')
     .option(
       '--check',
-      'exit 1 when a network is overdue or has an open problem, or a notification failed (for outside monitoring)',
+      'exit 1 when a network is overdue, has an open problem or unreadable state, or a notification failed (for outside monitoring)',
     )
     .addHelpText(
       'after',
@@ -239,10 +269,18 @@ function describeRun(run: RunRecord | undefined, now: number, timeZone: string):
 function printStatus(report: StatusReport): void {
   const now = Date.parse(report.checkedAt);
   for (const n of report.networks) {
-    const flags = [n.overdue ? 'OVERDUE' : '', n.problem ? 'PROBLEM' : '']
+    const flags = [
+      n.overdue ? 'OVERDUE' : '',
+      n.problem ? 'PROBLEM' : '',
+      n.unreadable ? 'STATE UNREADABLE' : '',
+    ]
       .filter(Boolean)
       .join(' ');
     printLine(`${n.name} (${n.id})${flags ? `  [${flags}]` : ''}`);
+    if (n.unreadable) {
+      printLine(`  ${n.unreadable.message}`);
+      continue;
+    }
     printLine(
       `  premium:          ${n.premium ? (n.premium.hasPremium ? 'active' : 'INACTIVE') : 'unknown (not checked yet)'}`,
     );
