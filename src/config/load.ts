@@ -21,8 +21,10 @@ import { Secret, redactUrl } from './secret.js';
  * and every secret resolved into a `Secret`. Nothing downstream reads the environment or the
  * key files again.
  */
-export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels'> {
+export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' | 'heartbeat'> {
   name: string;
+  /** Its own heartbeat URLs (secrets: anyone holding one can ping it). */
+  heartbeat: { url?: Secret; invoicesUrl?: Secret };
   /** Resolved from apiKeyEnv or apiKeyFile. */
   apiKey: Secret;
   alerts: AlertSettings;
@@ -131,6 +133,13 @@ export function parseConfig(
   const networks = parsed.networks.map((network, index) => ({
     ...network,
     name: network.name ?? network.id,
+    heartbeat: {
+      url: network.heartbeat.url === undefined ? undefined : new Secret(network.heartbeat.url),
+      invoicesUrl:
+        network.heartbeat.invoicesUrl === undefined
+          ? undefined
+          : new Secret(network.heartbeat.invoicesUrl),
+    },
     apiKey: collect(() => resolveApiKey(network, index, env, baseDir)) as Secret,
     channels:
       collect(() =>

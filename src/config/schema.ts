@@ -230,6 +230,20 @@ export const networkSchema = z
       .strict()
       .prefault({}),
     alerts: alertsSchema.prefault({}),
+    /**
+     * Dead man's switches of this network (one check per network and job kind, so that one
+     * network's failure is not masked by another's success); absent: the top-level
+     * heartbeat.url.
+     */
+    heartbeat: z
+      .object({
+        /** Pinged by this network's traffic-checks: /start, then success or /fail. */
+        url: z.url({ message: 'not a valid URL' }).optional(),
+        /** The same for its invoice snapshots. */
+        invoicesUrl: z.url({ message: 'not a valid URL' }).optional(),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .superRefine((network, ctx) => {

@@ -3,7 +3,7 @@ import { formatIssues } from '../config/load.js';
 import { localDate } from '../dates.js';
 import { checkJobDataSchema, type CheckJobData } from './job-data.js';
 import { describeFailure, isFinalFailure, toBullMqError } from './failures.js';
-import { pingHeartbeat } from './heartbeat.js';
+import { heartbeatUrl, pingHeartbeat } from './heartbeat.js';
 import { runInvoiceSnapshot } from './invoice-snapshot.js';
 import { CHECK_KINDS, type CheckKind } from './names.js';
 import type { Runtime } from './runtime.js';
@@ -37,6 +37,8 @@ export function createCheckProcessor(rt: Runtime): Processor<CheckJobData, Check
     const log = rt.logger.child({ network: network.id, kind, jobId: job.id, asOf });
     const request = { networkId: network.id, asOf, force: data.force };
     const startedAt = rt.now();
+    const heartbeat = heartbeatUrl(rt.config, network, kind);
+    await pingHeartbeat(heartbeat, 'start', log);
     try {
       const outcome =
         kind === 'traffic-check'
@@ -51,7 +53,7 @@ export function createCheckProcessor(rt: Runtime): Processor<CheckJobData, Check
         },
         `${kind} finished`,
       );
-      await pingHeartbeat(rt.config.heartbeat.url, true, log);
+      await pingHeartbeat(heartbeat, 'success', log);
       return outcome;
     } catch (error) {
       const final = isFinalFailure(error, job);
@@ -69,7 +71,7 @@ export function createCheckProcessor(rt: Runtime): Processor<CheckJobData, Check
             ),
           );
         }
-        await pingHeartbeat(rt.config.heartbeat.url, false, log);
+        await pingHeartbeat(heartbeat, 'fail', log);
       }
       throw await toBullMqError(error, job, token);
     }

@@ -106,6 +106,14 @@ describe('replicas, outages and triggers', () => {
     await waitFor(() => pings.includes('/ping/hb-secret-uuid/fail') || undefined);
   });
 
+  it('pings /start when a run starts, before its success or failure', async () => {
+    pings.length = 0;
+    stack.sbx.sandbox.setDay('2026-11-20');
+    completed(await stack.run('traffic-check', 'acme', '2026-11-20'));
+    await waitFor(() => pings.includes('/ping/hb-secret-uuid') || undefined);
+    expect(pings).toEqual(['/ping/hb-secret-uuid/start', '/ping/hb-secret-uuid']);
+  });
+
   it('a scheduler fires the run on its own: as-of date is today in the network zone', async () => {
     const today = localDate(Date.now(), 'UTC');
     stack.sbx.sandbox.setDay(today);
