@@ -394,7 +394,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 export function createNetworkApiClient(
   network: Pick<NetworkConfig, 'id' | 'baseUrl' | 'apiKey'>,
   http: Config['api'],
-  extra: Pick<ApiClientOptions, 'logger' | 'dispatcher'> = {},
+  extra: Pick<ApiClientOptions, 'logger' | 'dispatcher' | 'onRequest'> = {},
 ): ApiClient {
   return createApiClient({
     baseUrl: network.baseUrl,

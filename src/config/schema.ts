@@ -45,9 +45,13 @@ const cron = z.string().superRefine((value, ctx) => {
 
 const email = z.email({ message: 'not a valid e-mail address' });
 
-const slug = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a slug: lower-case letters, digits, - and _');
+/**
+ * A network id: a slug, because it is part of Redis key names (src/store/keys.ts), job ids and
+ * metric labels. The one definition; the store and the sandbox check against it too.
+ */
+export const NETWORK_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+const slug = z.string().regex(NETWORK_ID, 'must be a slug: lower-case letters, digits, - and _');
 
 const envName = z
   .string()

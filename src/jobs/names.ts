@@ -1,3 +1,5 @@
+import { RUN_KINDS, type RunKind } from '../monitor/types.js';
+
 /**
  * Queue and job names, and the job ids that make triggers idempotent: one place.
  *
@@ -8,8 +10,9 @@
 export const CHECKS_QUEUE = 'checks';
 export const MAIL_QUEUE = 'mail';
 
-export type CheckKind = 'traffic-check' | 'invoice-snapshot';
-export const CHECK_KINDS: readonly CheckKind[] = ['traffic-check', 'invoice-snapshot'];
+/** The checks queue's job names: the run kinds (src/monitor/types.ts). */
+export type CheckKind = RunKind;
+export const CHECK_KINDS: readonly CheckKind[] = RUN_KINDS;
 export const DELIVER_JOB = 'deliver';
 
 /** One scheduler per network and kind. */

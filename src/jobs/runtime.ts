@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
-import { createApiClient } from '../api/client.js';
+import { createNetworkApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -21,7 +21,7 @@ export interface Runtime {
   now(): number;
   /**
    * Told of the e-mails a failure decided (the problem e-mail): a failed job returns no outcome
-   * for the metrics wrapper (src/observability/job-metrics.ts) to count them from.
+   * for the metrics wrapper (src/jobs/job-metrics.ts) to count them from.
    */
   onFailureDecided?: (networkId: string, kinds: readonly Notification['kind'][]) => void;
   network(networkId: string): NetworkConfig;
@@ -59,12 +59,8 @@ export function createRuntime(parts: {
     apiClient(network) {
       let client = clients.get(network.id);
       if (!client) {
-        client = createApiClient({
-          baseUrl: network.baseUrl,
-          apiKey: network.apiKey,
-          networkId: network.id,
-          http: runtime.config.api,
-          logger: parts.logger.child({ network: network.id }),
+        client = createNetworkApiClient(network, runtime.config.api, {
+          logger: parts.logger,
           ...(onApiRequest ? { onRequest: onApiRequest } : {}),
         });
         clients.set(network.id, client);

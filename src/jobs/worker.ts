@@ -6,7 +6,6 @@ import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
 import { NotificationSender } from '../notify/sender.js';
 import { createMailTransport } from '../notify/transport.js';
-import { observeCheckJobs } from '../observability/job-metrics.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import {
   monitoringPort,
@@ -15,6 +14,7 @@ import {
   type MonitoringOptions,
 } from '../observability/monitoring.js';
 import { RedisStore } from '../store/redis-store.js';
+import { observeCheckJobs } from './job-metrics.js';
 import { createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';

@@ -200,7 +200,9 @@ export interface Classification {
   duplicates?: number;
 }
 
-export type RunKind = 'traffic-check' | 'invoice-snapshot';
+/** The kinds of run, in one list (job names, run records, problem episodes, CLI commands). */
+export const RUN_KINDS = ['traffic-check', 'invoice-snapshot'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 /**
  * The record of one run per (network, kind, as-of date). Its existence with outcome other than

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { invoiceSummarySchema } from '../api/schemas.js';
 import { formatPath } from '../api/validate.js';
+import { NETWORK_ID } from '../config/schema.js';
 import { isIsoDate } from '../dates.js';
 
 /**
@@ -199,7 +200,7 @@ export const decliningGeneratorSchema = z
   })
   .strict();
 
-const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a slug: a-z, 0-9, - and _');
+const slug = z.string().regex(NETWORK_ID, 'must be a slug: a-z, 0-9, - and _');
 
 export const sandboxNetworkSchema = z
   .object({

@@ -1,3 +1,4 @@
+import { NETWORK_ID } from '../config/schema.js';
 import type { IsoDate, RunKind } from '../monitor/types.js';
 
 /**
@@ -23,8 +24,6 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  * are legal. BullMQ uses the same prefix for its queues (P:<queue>:...); "store" is therefore
  * not a usable queue name.
  */
-
-export const NETWORK_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export interface StoreKeys {
   network(networkId: string): string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ThmError } from '../errors.js';
-import { PAIR_CLASSES } from '../monitor/types.js';
+import { PAIR_CLASSES, RUN_KINDS } from '../monitor/types.js';
 import type {
   InvoiceSnapshot,
   PremiumState,
@@ -26,7 +26,7 @@ const counts = z.object(
 
 export const runRecordSchema: z.ZodType<RunRecord> = z.object({
   networkId: z.string(),
-  kind: z.enum(['traffic-check', 'invoice-snapshot']),
+  kind: z.enum(RUN_KINDS),
   asOf: z.string(),
   outcome: z.enum(['ok', 'premium-inactive', 'failed']),
   startedAt: z.number(),
@@ -45,7 +45,7 @@ export const premiumStateSchema: z.ZodType<PremiumState> = z.object({
 });
 
 export const problemEpisodeSchema: z.ZodType<ProblemEpisode> = z.object({
-  kind: z.enum(['traffic-check', 'invoice-snapshot']),
+  kind: z.enum(RUN_KINDS),
   openedAt: z.number(),
   code: z.string(),
   message: z.string(),

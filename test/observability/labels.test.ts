@@ -2,7 +2,7 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { credentialsMatch } from '../../src/observability/basic-auth.js';
 import { escapeHtml, renderDashboard, type QueueView } from '../../src/observability/dashboard.js';
-import { failedJobOutcome } from '../../src/observability/job-metrics.js';
+import { failedJobOutcome } from '../../src/jobs/job-metrics.js';
 import { apiStatusLabel, endpointLabel } from '../../src/observability/metrics.js';
 
 describe('metric labels', () => {

@@ -7,7 +7,7 @@ import { EXIT_FAILED, UsageError } from '../../errors.js';
 import { checkRequestedAsOf } from '../../jobs/as-of.js';
 import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../jobs/enqueue.js';
 import type { CheckJobData } from '../../jobs/job-data.js';
-import { CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
+import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import { connectRedis } from '../../jobs/redis.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
@@ -57,7 +57,7 @@ export function registerRunCommand(program: Command): void {
   const run = program
     .command('run')
     .description('enqueue a job now, into the queue the schedulers use');
-  for (const kind of ['traffic-check', 'invoice-snapshot'] as const) {
+  for (const kind of CHECK_KINDS) {
     run
       .command(kind)
       .description(

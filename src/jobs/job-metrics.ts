@@ -1,8 +1,8 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
-import type { CheckJobData } from '../jobs/job-data.js';
-import { CHECK_KINDS, type CheckKind } from '../jobs/names.js';
-import type { CheckOutcome } from '../jobs/traffic-check.js';
-import type { JobOutcomeLabel, WorkerMetrics } from './metrics.js';
+import type { JobOutcomeLabel, WorkerMetrics } from '../observability/metrics.js';
+import type { CheckJobData } from './job-data.js';
+import { CHECK_KINDS, type CheckKind } from './names.js';
+import type { CheckOutcome } from './traffic-check.js';
 
 /**
  * Metrics around the check processors, as wrappers: the processors stay as they are, and what
