@@ -24,13 +24,20 @@ const WEEKEND_FACTOR = { min: 0.55, max: 0.85 } as const;
 const WEEKDAY_JITTER = 0.06;
 
 export type IncidentShape =
-  'isp-filter' | 'domain-down' | 'permanent-block' | 'slide' | 'low-volume' | 'weekend-dip';
+  | 'isp-filter'
+  | 'domain-down'
+  | 'permanent-block'
+  | 'slide'
+  | 'slide-smaller'
+  | 'low-volume'
+  | 'weekend-dip';
 
 export const INCIDENT_SHAPES: readonly IncidentShape[] = [
   'isp-filter',
   'domain-down',
   'permanent-block',
   'slide',
+  'slide-smaller',
   'low-volume',
   'weekend-dip',
 ];
@@ -72,8 +79,11 @@ export interface SimNetwork {
   clicks: number[][];
 }
 
-/** Slide: 6% fewer clicks every day for this many days, then it stays at that level. */
-export const SLIDE = { perDay: 0.06, days: 12 } as const;
+/**
+ * Slide: 6% fewer clicks every day for this many days, then it stays at that level; on a pair
+ * of at least minVolume clicks a day ('slide'), and on one of 200 up to that ('slide-smaller').
+ */
+export const SLIDE = { perDay: 0.06, days: 12, minVolume: 500 } as const;
 /** Step drops ("one ISP filtering one domain") on pairs of at least this many clicks a day. */
 export const STEP_MIN_VOLUME = 200;
 
@@ -189,11 +199,14 @@ function planIncidents(rng: Random, pairs: SimPair[], day0: number): Incident[] 
       depth: 1,
     });
   }
-  {
-    const pair = choose(STEP_MIN_VOLUME, Infinity);
+  for (const [shape, min, max] of [
+    ['slide', SLIDE.minVolume, Infinity],
+    ['slide-smaller', STEP_MIN_VOLUME, SLIDE.minVolume],
+  ] as const) {
+    const pair = choose(min, max);
     const start = startDay();
     incidents.push({
-      shape: 'slide',
+      shape,
       pairs: [pair.key],
       start,
       end: Infinity,

@@ -6,8 +6,10 @@ import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
 /**
  * `npm run quality`: the alert-quality simulation (docs/alert-quality.md) with default
  * settings over the default seeds; prints a summary and writes bench/quality.json.
- * `npm run quality -- --compare` also runs every significance rule of SIGNIFICANCE_RULES at
- * several minSignificance values and prints one line each (not written).
+ * `npm run quality -- --compare` runs every significance rule of SIGNIFICANCE_RULES at several
+ * minSignificance values instead and prints one line each. `--seeds 9-40`, `--set NAME=NUMBER`
+ * (an alert setting) and `--no-memory` (no listed runs) change what is run; then nothing is
+ * written.
  */
 
 function line(label: string, report: QualityReport): string {
@@ -49,14 +51,50 @@ function summary(report: QualityReport): string {
   ].join('\n');
 }
 
+/** `--set clearAfterRuns=3`: alert settings other than the defaults (nothing is written). */
+function settingsOf(argv: string[]): Record<string, number> | undefined {
+  const sets = argv.flatMap((arg, i) => (arg === '--set' ? [argv[i + 1] ?? ''] : []));
+  if (sets.length === 0) return undefined;
+  const settings: Record<string, number> = {};
+  for (const set of sets) {
+    const match = /^(\w+)=([\d.]+)$/.exec(set);
+    if (!match) throw new Error('--set takes NAME=NUMBER, e.g. --set clearAfterRuns=3');
+    settings[match[1] as string] = Number(match[2]);
+  }
+  return settings;
+}
+
+/** `--seeds 9-24`: other seeds than the default (a held-out check; nothing is written). */
+function seedsOf(argv: string[]): number[] | undefined {
+  const at = argv.indexOf('--seeds');
+  if (at < 0) return undefined;
+  const match = /^(\d+)-(\d+)$/.exec(argv[at + 1] ?? '');
+  if (!match) throw new Error('--seeds takes FIRST-LAST, e.g. --seeds 9-24');
+  const [first, last] = [Number(match[1]), Number(match[2])];
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
+
 function main(argv: string[]): void {
+  const seeds = seedsOf(argv) ?? DEFAULT_OPTIONS.seeds;
+  const settings = settingsOf(argv);
+  const memory = !argv.includes('--no-memory');
   if (argv.includes('--compare')) {
     for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {
       for (const minSignificance of [2, 2.5, 3, 3.5, 4]) {
-        const report = runQuality({ ...DEFAULT_OPTIONS, rule, settings: { minSignificance } });
+        const report = runQuality({
+          ...DEFAULT_OPTIONS,
+          seeds,
+          rule,
+          memory,
+          settings: { ...settings, minSignificance },
+        });
         console.log(line(`${name} >= ${minSignificance}`, report));
       }
     }
+    return;
+  }
+  if (seeds !== DEFAULT_OPTIONS.seeds || settings || !memory) {
+    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, seeds, settings, memory })));
     return;
   }
   const report = runQuality(DEFAULT_OPTIONS);

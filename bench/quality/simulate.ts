@@ -3,7 +3,8 @@ import { alertsSchema } from '../../src/config/schema.js';
 import { isoDateOfDay } from '../../src/dates.js';
 import { classifyPairs, isEmailedClass } from '../../src/monitor/classify.js';
 import type { SignificanceRule } from '../../src/monitor/significance.js';
-import type { ActivePair, PairClass } from '../../src/monitor/types.js';
+import { pairKey } from '../../src/monitor/pair-key.js';
+import type { ActivePair, PairClass, WatchedRun } from '../../src/monitor/types.js';
 import {
   buildNetwork,
   INCIDENT_SHAPES,
@@ -30,6 +31,8 @@ export interface QualityOptions {
   quietNetworks: number;
   settings?: Partial<AlertSettings>;
   rule?: SignificanceRule;
+  /** false: the monitor forgets its listed runs between days (to measure what they add). */
+  memory?: boolean;
 }
 
 export const DEFAULT_OPTIONS: QualityOptions = {
@@ -79,8 +82,10 @@ export function simulateNetwork(
   network: SimNetwork,
   settings: AlertSettings,
   rule: SignificanceRule | undefined,
+  memory = true,
 ): EmailRecord[] {
   let active = new Map<string, ActivePair>();
+  let runs = new Map<string, WatchedRun>();
   const emails: EmailRecord[] = [];
   for (let asOf = 1; asOf <= SIM_DAYS; asOf++) {
     const classification = classifyPairs({
@@ -89,12 +94,18 @@ export function simulateNetwork(
       active,
       settings,
       silences: [],
+      runs,
       rule,
     });
+    if (memory) {
+      runs = new Map(
+        (classification.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]),
+      );
+    }
     const next = new Map(active);
     for (const key of classification.changes.remove) next.delete(key);
     for (const pair of classification.changes.upsert) {
-      next.set(`${pair.domainId}:${pair.isp}`, pair);
+      next.set(pairKey(pair.domainId, pair.isp), pair);
     }
     active = next;
     const events = classification.pairs
@@ -219,7 +230,12 @@ export function simulateSeed(seed: number, options: QualityOptions): SeedResult 
   for (let n = 0; n < total; n++) {
     const withIncidents = n < options.incidentNetworks;
     const network = buildNetwork(rng, `net${n + 1}`, withIncidents);
-    const scored = score(seed, network, simulateNetwork(network, settings, options.rule), settings);
+    const scored = score(
+      seed,
+      network,
+      simulateNetwork(network, settings, options.rule, options.memory),
+      settings,
+    );
     result.networks++;
     result.days += SIM_DAYS;
     result.emails += scored.emails;

@@ -170,7 +170,7 @@ export const alertsSchema = z
     /** ... and the drop against 7 days back is at least this percent. */
     minDropPercent: z.number().gt(0).max(100).default(20),
     /** ... and the drop is this many standard deviations of noise (monitor/significance.ts); 0 = off. */
-    minSignificance: z.number().min(0).default(3),
+    minSignificance: z.number().min(0).default(3.5),
     /** A drop of at least this percent is critical, below it a warning. */
     criticalDropPercent: z.number().gt(0).max(100).default(50),
     /** Re-send an active, still alertable pair after this many days; 0 = never. */

@@ -4,6 +4,7 @@ import { depressedAfterClear } from './depressed.js';
 import { pairKey } from './pair-key.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
+import { extendRun, isSteadyDecline, type ListedRun } from './runs.js';
 import { poissonZ, type SignificanceRule } from './significance.js';
 import { measureEntry, severityOf, type PairMeasure, type Thresholds } from './thresholds.js';
 import {
@@ -18,6 +19,7 @@ import {
   type IspTrend,
   type PairClass,
   type Silence,
+  type WatchedRun,
 } from './types.js';
 
 export { depressedAfterClear } from './depressed.js';
@@ -43,6 +45,8 @@ export interface ClassifyInput {
   settings: LifecycleSettings;
   /** The network's silences unexpired at run time (the caller owns the clock). */
   silences: readonly Silence[];
+  /** The listed runs before this run, by pairKey (monitor/runs.ts). Not modified. */
+  runs?: ReadonlyMap<string, WatchedRun>;
   /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
   rule?: SignificanceRule;
 }
@@ -162,6 +166,7 @@ interface Slot {
   key: string;
   prev: ActivePair | undefined;
   listed: boolean;
+  run: ListedRun | undefined;
 }
 
 class PairIndex {
@@ -175,7 +180,7 @@ class PairIndex {
     }
     let slot = byIsp.get(isp);
     if (slot === undefined) {
-      slot = { key: '', prev: undefined, listed: false };
+      slot = { key: '', prev: undefined, listed: false, run: undefined };
       byIsp.set(isp, slot);
     }
     return slot;
@@ -194,9 +199,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const history: Slot[] = [];
   let belowThreshold = 0;
   let duplicates = 0;
-  /** Pairs classified new, and per domain the active pairs still alertable (see joinReported). */
+  /** Pairs classified new, and the recently reported pairs still alertable (joinReported). */
   const fresh: ClassifiedPair[] = [];
-  const reported = new Map<number, number>();
+  const reported = new Map<string, number>();
 
   for (const [key, prev] of input.active) {
     const slot = index.slot(prev.domainId, prev.isp);
@@ -204,6 +209,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
     slot.prev = prev;
     history.push(slot);
   }
+  if (input.runs)
+    for (const run of input.runs.values()) index.slot(run.domainId, run.isp).run = run;
+  const runs: WatchedRun[] = [];
 
   const record = (
     key: string,
@@ -218,8 +226,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
     counts[pair.class]++;
     pairs.push(pair);
     if (pair.class === 'new') fresh.push(pair);
-    else if (prev !== undefined && pair.alertable && pair.class !== 'silenced') {
-      reported.set(pair.domainId, (reported.get(pair.domainId) ?? 0) + 1);
+    else if (
+      prev !== undefined &&
+      pair.alertable &&
+      pair.class !== 'silenced' &&
+      daysBetween(prev.firstSeen, asOf) <= JOIN_WITHIN_DAYS
+    ) {
+      const outbreak = `${pair.domainId}|${prev.firstSeen}`;
+      reported.set(outbreak, (reported.get(outbreak) ?? 0) + 1);
     }
     domains.add(pair, baseline, yesterday);
   };
@@ -238,7 +252,20 @@ export function classifyPairs(input: ClassifyInput): Classification {
 
     const today = measureEntry(entry, settings, input.rule);
     const prev = slot.prev;
+    const extended = extendRun(
+      slot.run,
+      asOf,
+      { yesterday: today.yesterday, d7: today.baseline, d14: today.d14 },
+      today.significance,
+    );
+    let run: WatchedRun | undefined;
+    if (extended !== undefined) {
+      run = extended === slot.run ? (slot.run as WatchedRun) : { domainId, isp, ...extended };
+      runs.push(run);
+    }
     if (prev !== undefined) today.alertable = today.sustained;
+    const steady = !today.alertable && isSteadyDecline(run, today, settings);
+    if (steady) today.alertable = true;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;
       continue;
@@ -263,6 +290,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
     };
     // The e-mail builds its figures from the entry, for the pairs it lists only.
     pair.entry = entry;
+    if (run !== undefined) pair.run = run;
+    if (steady) pair.steady = true;
     if (step.pairClass === 'cleared' && prev !== undefined) {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
     }
@@ -302,31 +331,37 @@ export function classifyPairs(input: ClassifyInput): Classification {
     pairs,
     counts,
     domains: rollup,
-    changes: { upsert, remove },
+    changes: { upsert, remove, runs },
     belowThreshold,
     duplicates,
   };
 }
 
+/** How recent a domain's outage must be for an ISP to join its report (as-of days). */
+export const JOIN_WITHIN_DAYS = 2;
+
 /**
  * A domain that is down was reported whole on its first day; an ISP of it that crosses the
- * thresholds a day later (its comparison day was just under minBaselineClicks, say) joins that
- * report instead of sending "1 new" on its own: it becomes active as ongoing. Only while the
- * domain is a headline today and at least HEADLINE_MIN_ISPS of its pairs were already active
- * and are still alertable.
+ * thresholds a day or two later (its comparison day was just under minBaselineClicks, say)
+ * joins that report instead of sending "1 new" on its own: it becomes active as ongoing. Only
+ * while the domain is a headline today and at least HEADLINE_MIN_ISPS of its pairs, first seen
+ * on the same day within the last JOIN_WITHIN_DAYS, are still alertable: an outage, not a
+ * domain that happens to have several unrelated declines.
  */
 function joinReported(
   fresh: readonly ClassifiedPair[],
-  reported: ReadonlyMap<number, number>,
+  reported: ReadonlyMap<string, number>,
   rollup: readonly DomainRollup[],
   counts: ClassCounts,
 ): void {
   if (fresh.length === 0 || reported.size === 0) return;
+  const outbreaks = new Set<number>();
+  for (const [outbreak, pairs] of reported) {
+    if (pairs >= HEADLINE_MIN_ISPS) outbreaks.add(Number(outbreak.slice(0, outbreak.indexOf('|'))));
+  }
   const joinable = new Set<number>();
   for (const domain of rollup) {
-    if (domain.headline && (reported.get(domain.domainId) ?? 0) >= HEADLINE_MIN_ISPS) {
-      joinable.add(domain.domainId);
-    }
+    if (domain.headline && outbreaks.has(domain.domainId)) joinable.add(domain.domainId);
   }
   for (const pair of fresh) {
     if (!joinable.has(pair.domainId)) continue;

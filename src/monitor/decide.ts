@@ -22,12 +22,15 @@ import type {
   RunKind,
   RunRecord,
   Silence,
+  WatchedRun,
 } from './types.js';
 
 /** What a decision reads of a network's stored state (the store's NetworkState has all of it). */
 export interface DecisionState {
   /** The history before the run, by pairKey. */
   active: ReadonlyMap<string, ActivePair>;
+  /** The listed runs before the run, by pairKey (monitor/runs.ts); absent: none. */
+  runs?: ReadonlyMap<string, WatchedRun>;
   /** The network's silences unexpired at run time. */
   silences: readonly Silence[];
   premium?: PremiumState;
@@ -64,7 +67,7 @@ export type NotificationKind = DecidedNotification['kind'];
 export interface RunDecision {
   run: Omit<RunRecord, 'notificationIds'>;
   /** The history after the run (every pair still active, and the keys that left); absent: untouched. */
-  history?: { upsert: ActivePair[]; remove: string[] };
+  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Pair events e-mailed by this run. */
   sentEvents?: string[];
   premium?: PremiumState;
@@ -129,6 +132,7 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
         asOf: input.asOf,
         entries,
         active: state.active,
+        runs: state.runs,
         settings: input.settings,
         silences: state.silences,
       }),

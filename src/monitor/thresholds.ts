@@ -65,6 +65,8 @@ export function severityOf(dropPercent: number, settings: Thresholds): Severity 
 export interface PairMeasure {
   baseline: number;
   yesterday: number;
+  /** Clicks 14 days back. */
+  d14: number;
   dropPercent: number;
   significance: number;
   alertable: boolean;
@@ -82,9 +84,11 @@ export function measureEntry(
   const baseline = entry.seven_days_ago_total_clicks;
   const yesterday = entry.yesterday_total_clicks;
   const dropPercent = dropPercentOf(entry);
-  const significance = rule({ yesterday, d7: baseline, d14: entry.fourteen_days_ago_total_clicks });
+  const d14 = entry.fourteen_days_ago_total_clicks;
+  const significance = rule({ yesterday, d7: baseline, d14 });
   return {
     baseline,
+    d14,
     yesterday,
     dropPercent,
     significance,

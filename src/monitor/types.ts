@@ -14,6 +14,11 @@
  * - alertable: baseline >= minBaselineClicks, dropPercent >= minDropPercent and
  *   significance >= minSignificance (0 turns that test off). An active pair needs all but the
  *   first (`isSustained`): the floor decides what is worth a first e-mail, not when it ends.
+ * - listed run (monitor/runs.ts): the consecutive as-of dates a pair was in the API's list with
+ *   some evidence of its own (z >= 1), with its clicks summed against days 7 and 14 back; kept
+ *   for every pair in today's list (not only active ones), dropped when it leaves the list.
+ * - steady decline: alertable because of its listed run (3+ days, certain together, still as
+ *   deep, today at least 3/4 of minDropPercent) although today's numbers alone are not.
  * - joined: a pair that would be new, in a headline domain of which at least HEADLINE_MIN_ISPS
  *   pairs were already active and are still alertable: it was reported with its domain, so it
  *   becomes active as ongoing (no e-mail of its own).
@@ -61,6 +66,7 @@
 
 import type { IspTrend } from '../api/schemas.js';
 import type { IsoDate } from '../dates.js';
+import type { ListedRun } from './runs.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
@@ -167,6 +173,16 @@ export interface ClassifiedPair {
   mayStillBeDepressed?: boolean;
   /** The id of the silence that matched (class silenced). */
   silenceId?: string;
+  /** Its listed run up to today, when it is in one (monitor/runs.ts). */
+  run?: ListedRun;
+  /** Alertable only as a steady decline (its run's evidence, not today's alone). */
+  steady?: boolean;
+}
+
+/** A pair's listed run, as remembered between runs (monitor/runs.ts). */
+export interface WatchedRun extends ListedRun {
+  domainId: number;
+  isp: string;
 }
 
 /** Many ISPs of one tracking domain declining together: what a blocked domain looks like. */
@@ -191,9 +207,10 @@ export interface Classification {
   domains: DomainRollup[];
   /**
    * The history after this run. `upsert` holds EVERY pair active after the run (so the store
-   * writes the history whole, without reading it again); `remove` the keys that left it.
+   * writes the history whole, without reading it again); `remove` the keys that left it;
+   * `runs` every listed run after this run (a pair not in today's list has none), written whole.
    */
-  changes: { upsert: ActivePair[]; remove: string[] };
+  changes: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Pairs in today's list that are neither alertable nor active (not classified). */
   belowThreshold?: number;
   /** Entries repeating a pair already seen in today's list (the first one counts). */

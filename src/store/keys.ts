@@ -76,6 +76,8 @@ export const FIELD = {
   rev: 'rev',
   /** All active pairs, one compact blob (store/active-codec.ts). */
   active: 'active',
+  /** The listed runs (monitor/runs.ts), one compact blob (store/runs-codec.ts). */
+  runs: 'runs',
   /** One JSON line per silence. */
   silences: 'silences',
   premium: 'premium',

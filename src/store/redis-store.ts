@@ -12,6 +12,7 @@ import type {
   RunKind,
   RunRecord,
   Silence,
+  WatchedRun,
 } from '../monitor/types.js';
 import type { ChannelDelivery } from '../notify/channels/types.js';
 import type {
@@ -22,6 +23,7 @@ import type {
   OutboxStore,
 } from '../notify/types.js';
 import { decodeActive, encodeActive } from './active-codec.js';
+import { decodeRuns, encodeRuns } from './runs-codec.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
   invoiceSnapshotSchema,
@@ -56,6 +58,8 @@ export interface NetworkState {
   /** Optimistic-concurrency revision; pass it back as RunEffect.expectedRev. */
   rev: number;
   active: Map<string, ActivePair>;
+  /** The listed runs by pairKey (monitor/runs.ts). */
+  runs: Map<string, WatchedRun>;
   /** The network's silences unexpired at `now`. */
   silences: Silence[];
   premium?: PremiumState;
@@ -82,7 +86,7 @@ export interface RunEffect {
    * The history after the run: `upsert` must hold EVERY pair active after the run (as
    * `Classification.changes` does); the history is rewritten whole from it. Absent: untouched.
    */
-  history?: { upsert: ActivePair[]; remove: string[] };
+  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Added to the outbox; an id already there (pending, sent or failed) is not added again. */
   notifications: Notification[];
   /**
@@ -133,10 +137,8 @@ export class RedisStore implements OutboxStore {
   async loadNetworkState(networkId: string, options: LoadOptions): Promise<NetworkState> {
     checkDate(options.asOf);
     const runKey = runField(options.kind, options.asOf);
-    const [rev, active, silences, premium, problem, run, sent, invoice] = await this.networkCall(
-      networkId,
-      'load',
-      () =>
+    const [rev, active, silences, premium, problem, run, sent, invoice, runs] =
+      await this.networkCall(networkId, 'load', () =>
         this.redis.hmget(
           this.keys.network(networkId),
           FIELD.rev,
@@ -147,12 +149,14 @@ export class RedisStore implements OutboxStore {
           runField(options.kind, options.asOf),
           sentField(options.asOf),
           FIELD.invoice,
+          FIELD.runs,
         ),
-    );
+      );
     const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
     const state: NetworkState = {
       rev: read(FIELD.rev, () => parseRev(rev)),
       active: read(FIELD.active, () => decodeActive(active)),
+      runs: read(FIELD.runs, () => decodeRuns(runs)),
       silences: read(FIELD.silences, () => parseSilences(silences)).filter((s) =>
         isSilenceActive(s, options.now),
       ),
@@ -188,6 +192,7 @@ export class RedisStore implements OutboxStore {
     const sField = sentField(run.asOf);
     const set: string[] = [];
     if (effect.history) set.push(FIELD.active, encodeActive(effect.history.upsert));
+    if (effect.history?.runs) set.push(FIELD.runs, encodeRuns(effect.history.runs));
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
     if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
     if (effect.invoiceSnapshot) {

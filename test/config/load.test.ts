@@ -51,7 +51,7 @@ describe('config defaults', () => {
     expect(acme?.alerts).toEqual({
       minBaselineClicks: 50,
       minDropPercent: 20,
-      minSignificance: 3,
+      minSignificance: 3.5,
       criticalDropPercent: 50,
       renotifyAfterDays: 7,
       clearAfterRuns: 2,

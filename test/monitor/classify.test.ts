@@ -15,6 +15,7 @@ import type {
   IspTrend,
   PairClass,
   Silence,
+  WatchedRun,
 } from '../../src/monitor/types.js';
 import type { AlertSettings } from '../../src/config/schema.js';
 import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
@@ -604,7 +605,7 @@ describe('classifyPairs: the whole run', () => {
     const after = new Map(one.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
     const two = classifyPairs({ ...input, asOf: addDays(DAY1, 2), active: after });
     expect(two.counts.cleared).toBe(3);
-    expect(two.changes).toEqual({ upsert: [], remove: ['1:a', '1:b', '2:c'] });
+    expect(two.changes).toEqual({ upsert: [], remove: ['1:a', '1:b', '2:c'], runs: [] });
   });
 
   it('notifyCleared does not change the classification; it only decides the e-mail', () => {
@@ -771,5 +772,72 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
       entry(DOMAIN + 1, 'late', { baseline: 60, yesterday: 0 }),
     ]);
     expect(second.pairs.find((p) => p.isp === 'late')?.class).toBe('new');
+  });
+});
+
+describe('classifyPairs: a steady decline, from the memory of listed days', () => {
+  // Each day alone: (120 - 90 - 1) / sqrt(210) = 2.0, under minSignificance 3; the three days
+  // together: (360 - 270 - 1) / sqrt(630) = 3.5.
+  const day = () => [entry(DOMAIN, ISP, { baseline: 120, yesterday: 90 })];
+
+  function threeDays(thread: boolean) {
+    let runs = new Map<string, WatchedRun>();
+    const results: Classification[] = [];
+    for (let i = 0; i < 3; i++) {
+      const result = classifyPairs({
+        asOf: addDays(DAY1, i),
+        entries: day(),
+        active: new Map(),
+        settings: SETTINGS,
+        silences: [],
+        runs: thread ? runs : new Map(),
+      });
+      results.push(result);
+      runs = new Map((result.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]));
+    }
+    return results;
+  }
+
+  it('is new on the third day in a row, marked steady, with its run', () => {
+    const results = threeDays(true);
+    expect(results.map((r) => r.pairs[0]?.class ?? '-')).toEqual(['-', '-', 'new']);
+    expect(results[0]?.changes.runs).toEqual([
+      expect.objectContaining({ isp: ISP, days: 1, clicks: 90, d7: 120, d14: 120 }),
+    ]);
+    expect(results[2]?.pairs[0]).toMatchObject({
+      steady: true,
+      alertable: true,
+      run: { since: DAY1, last: addDays(DAY1, 2), days: 3, clicks: 270, d7: 360, d14: 360 },
+    });
+  });
+
+  it('without the memory the same days are never alertable', () => {
+    expect(threeDays(false).map((r) => r.pairs.length)).toEqual([0, 0, 0]);
+  });
+
+  it("a pair not in today's list leaves the memory", () => {
+    const result = classifyPairs({
+      asOf: DAY1,
+      entries: [],
+      active: new Map(),
+      settings: SETTINGS,
+      silences: [],
+      runs: new Map([
+        [
+          KEY,
+          {
+            domainId: DOMAIN,
+            isp: ISP,
+            since: DAY1,
+            last: DAY1,
+            days: 1,
+            clicks: 1,
+            d7: 9,
+            d14: 9,
+          },
+        ],
+      ]),
+    });
+    expect(result.changes.runs).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ClassifiedPair, PairClass } from '../../src/monitor/types.js';
+import { EVIDENCE_LEGEND } from '../../src/monitor/evidence.js';
 import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
 import {
   classificationOf,
@@ -154,6 +155,18 @@ describe('renderAlertEmail: grouping, order and the domain reading', () => {
       'clicks yesterday 20 | 7d back 450 (-96%) | 14d back 480 (-96%) | 30d back 470 (-96%)',
     );
     expect(email.text).toMatch(/conversions 0 vs 0 \(n\/a\) \| revenue 0\.00 vs 0\.00 \(n\/a\)/);
+  });
+
+  it('per pair: how strong the evidence is, in words and z, and the legend once', () => {
+    // Beta: 20 clicks against 450 and 480: the weaker is (450 - 20 - 1) / sqrt(470) = 19.8.
+    expect(email.text).toContain(
+      '  - Beta [CRITICAL, worse] first seen 2026-11-21\n      Far beyond normal day-to-day variation (z 19.8).',
+    );
+    // Small B: 200 against 250 and 260: (250 - 200 - 1) / sqrt(450) = 2.3.
+    expect(email.text).toContain('At the edge of normal day-to-day variation (z 2.3).');
+    expect(email.html).toContain('Far beyond normal day-to-day variation (z 19.8).');
+    expect(email.text.split(EVIDENCE_LEGEND)).toHaveLength(2);
+    expect(email.html.split(EVIDENCE_LEGEND)).toHaveLength(2);
   });
 
   it('the silence line: whole domain for a blocked one, the top ISP otherwise', () => {

@@ -61,7 +61,34 @@ describe('RedisStore: network state and runs', () => {
   it('an unknown network loads empty', async () => {
     const { store } = freshStore();
     const state = await load(store);
-    expect(state).toEqual({ rev: 0, active: new Map(), silences: [], sentEvents: new Set() });
+    expect(state).toEqual({
+      rev: 0,
+      active: new Map(),
+      runs: new Map(),
+      silences: [],
+      sentEvents: new Set(),
+    });
+  });
+
+  it('keeps the listed runs beside the history, in the same commands; absent: untouched', async () => {
+    const { store } = freshStore();
+    const runs = [
+      { domainId: 1, isp: 'a', since: DAY, last: DAY, days: 1, clicks: 80, d7: 100, d14: 99 },
+      { domainId: 2, isp: 'b:c', since: DAY, last: DAY, days: 1, clicks: 5, d7: 60, d14: 70 },
+    ];
+    await store.commitRun(effect({ history: { upsert: history(2), remove: [], runs } }));
+    const state = await load(store);
+    expect([...state.runs.values()]).toEqual(runs);
+    expect([...state.runs.keys()]).toEqual(['1:a', '2:b:c']);
+    // A commit without runs (an older decision, or no list today) leaves them as they were.
+    await store.commitRun(
+      effect({
+        expectedRev: 1,
+        run: runRecord(addDays(DAY, 1)),
+        history: { upsert: [], remove: [] },
+      }),
+    );
+    expect([...(await load(store, addDays(DAY, 1))).runs.values()]).toEqual(runs);
   });
 
   it('commits a run whole and loads it back', async () => {

@@ -8,6 +8,7 @@ import type {
   PairClass,
   PairFigures,
 } from '../../monitor/types.js';
+import { EVIDENCE_LEGEND, evidenceOf } from '../../monitor/evidence.js';
 import { pairFigures } from '../../monitor/figures.js';
 import type { RenderedEmail } from '../types.js';
 import {
@@ -364,7 +365,7 @@ function pairCardHtml(pair: ClassifiedPair): string {
   const color = severityColor(pair);
   const isp = keepWords(displayText(pair.isp, MAX_ISP_CHARS));
   const head = `<div style="border-top:3px solid ${color};padding-top:5px;font-size:13px;"><strong>${isp}</strong> ${severityBadge(pair)} ${pair.class}</div>`;
-  const firstSeen = `First seen ${esc(pair.firstSeen)}`;
+  const firstSeen = `${esc(evidenceOf(pair).line)}<br>First seen ${esc(pair.firstSeen)}`;
   const f = figuresOf(pair);
   if (!f) {
     return `${head}${MUTED_DIV}Last drop ${formatPercent(-pair.dropPercent)} vs 7 days back<br>${firstSeen}</div>`;
@@ -391,10 +392,13 @@ function pairCardHtml(pair: ClassifiedPair): string {
 function pairLinesText(pair: ClassifiedPair): string[] {
   const isp = displayText(pair.isp, MAX_ISP_CHARS);
   const head = `  - ${isp} [${pair.severity.toUpperCase()}, ${pair.class}] first seen ${pair.firstSeen}`;
+  const evidence = `      ${evidenceOf(pair).line}`;
   const f = figuresOf(pair);
-  if (!f) return [head, `      last drop ${formatPercent(-pair.dropPercent)} vs 7 days back`];
+  if (!f)
+    return [head, evidence, `      last drop ${formatPercent(-pair.dropPercent)} vs 7 days back`];
   return [
     head,
+    evidence,
     `      clicks yesterday ${formatCount(f.clicks.yesterday)} | 7d back ${formatCount(f.clicks.d7)} (${formatPercent(f.clickTrend.d7)}) | 14d back ${formatCount(f.clicks.d14)} (${formatPercent(f.clickTrend.d14)}) | 30d back ${formatCount(f.clicks.d30)} (${formatPercent(f.clickTrend.d30)})`,
     `      conversions ${formatCount(f.conversions.yesterday)} vs ${formatCount(f.conversions.d7)} (${formatPercent(f.conversionTrend.d7)}) | revenue ${formatMoney(f.revenue.yesterday)} vs ${formatMoney(f.revenue.d7)} (${formatPercent(f.revenueTrend.d7)})`,
   ];
@@ -477,6 +481,10 @@ function renderDomains(
       ),
     );
     text.push(`  Silence ${what}:`, `    ${command}`, '');
+  }
+  if (domainsListed > 0) {
+    html.push(paragraph(esc(EVIDENCE_LEGEND), `color:${COLORS.muted};font-size:12px;`));
+    text.push(EVIDENCE_LEGEND, '');
   }
   const restDomains = groups.length - domainsListed;
   let restPairs = 0;

@@ -1,3 +1,4 @@
+import { significanceOf } from '../../monitor/significance.js';
 import type {
   ClassifiedPair,
   Classification,
@@ -71,7 +72,11 @@ export function examplePair(spec: ExamplePairSpec): ClassifiedPair {
     alertable: spec.class !== 'cleared' && spec.class !== 'ongoing',
     severity: spec.severity ?? (drop >= 50 ? 'critical' : 'warning'),
     dropPercent: drop,
-    significance: baseline > 0 ? (baseline - (spec.clicks?.[0] ?? 0)) / Math.sqrt(baseline) : 0,
+    significance: significanceOf({
+      yesterday: spec.clicks?.[0] ?? 0,
+      d7: baseline,
+      d14: spec.clicks?.[2] ?? baseline,
+    }),
     firstSeen: spec.firstSeen,
     quietRuns: spec.class === 'cleared' ? 2 : 0,
   };

@@ -1,0 +1,104 @@
+import { daysBetween, type IsoDate } from '../dates.js';
+import { poissonZCorrected, type ClickCounts } from './significance.js';
+import type { Thresholds } from './thresholds.js';
+
+/**
+ * The monitor's memory of the days a pair was listed (glossary in types.ts: "listed run").
+ *
+ * The partner API lists a pair every day its clicks are below the days 7, 14 and 30 back, so a
+ * slow slide is in the list for days before any single day's drop is both large and certain
+ * enough to alert on. Summing its listed days against the same weekdays one and two weeks
+ * earlier gathers that evidence: four days of a 6%-a-day slide are as certain together as its
+ * sixth day alone. docs/alert-quality.md has the measurement behind every constant here.
+ */
+
+/** Consecutive runs (as-of dates) on which a pair was listed with some evidence of a drop. */
+export interface ListedRun {
+  /** As-of date of the run's first and latest day. */
+  since: IsoDate;
+  last: IsoDate;
+  /** Listed days in it (as-of dates since..last, one a day). */
+  days: number;
+  /** Sums over those days: yesterday's clicks, and the same weekday 7 and 14 days before each. */
+  clicks: number;
+  d7: number;
+  d14: number;
+}
+
+/** A day joins (or starts) a run only with at least this much evidence of its own. */
+export const RUN_MIN_DAY_SIGNIFICANCE = 1;
+/** A steady decline needs this many days in a row in the list, today included. */
+export const STEADY_MIN_DAYS = 3;
+/** ... today's drop is at least this share of minDropPercent ... */
+export const STEADY_DROP_SHARE = 0.75;
+/** ... and at least this share of the run's own average drop (deepening, not receding). */
+export const STEADY_HOLD_SHARE = 0.75;
+
+/**
+ * The run after today's entry. A day with less evidence than RUN_MIN_DAY_SIGNIFICANCE ends the
+ * run (undefined); a missed day starts a new one. A forced re-run of the same as-of date keeps
+ * the run as it was (its numbers are already in).
+ */
+export function extendRun(
+  prev: ListedRun | undefined,
+  asOf: IsoDate,
+  today: ClickCounts,
+  significance: number,
+): ListedRun | undefined {
+  if (prev !== undefined && prev.last === asOf) return prev;
+  if (significance < RUN_MIN_DAY_SIGNIFICANCE) return undefined;
+  if (prev !== undefined && daysBetween(prev.last, asOf) === 1) {
+    return {
+      since: prev.since,
+      last: asOf,
+      days: prev.days + 1,
+      clicks: prev.clicks + today.yesterday,
+      d7: prev.d7 + today.d7,
+      d14: prev.d14 + today.d14,
+    };
+  }
+  return {
+    since: asOf,
+    last: asOf,
+    days: 1,
+    clicks: today.yesterday,
+    d7: today.d7,
+    d14: today.d14,
+  };
+}
+
+/** The run's evidence: significanceOf's rule applied to its summed clicks. */
+export function runSignificance(run: ListedRun): number {
+  return Math.min(poissonZCorrected(run.d7, run.clicks), poissonZCorrected(run.d14, run.clicks));
+}
+
+/** The run's drop in percent against the same weekdays a week before (its summed days). */
+export function runDropPercent(run: ListedRun): number {
+  return run.d7 > 0 ? ((run.d7 - run.clicks) / run.d7) * 100 : 0;
+}
+
+/**
+ * A steady decline: alertable although today's numbers alone are not enough. Listed
+ * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own); the run's summed
+ * days clear minSignificance (what counts as certain does not change); today's baseline meets
+ * minBaselineClicks; and today's drop is at least STEADY_DROP_SHARE of minDropPercent (three
+ * days of a decline that is still deepening will cross it: the run is why it is told now) and
+ * at least STEADY_HOLD_SHARE of the run's average drop (still as deep: not the tail of an outage
+ * that has passed).
+ */
+export function isSteadyDecline(
+  run: ListedRun | undefined,
+  today: { baseline: number; dropPercent: number },
+  settings: Thresholds,
+): boolean {
+  return (
+    run !== undefined &&
+    settings.minSignificance > 0 &&
+    run.days >= STEADY_MIN_DAYS &&
+    today.baseline > 0 &&
+    today.baseline >= settings.minBaselineClicks &&
+    today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
+    today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
+    runSignificance(run) >= settings.minSignificance
+  );
+}

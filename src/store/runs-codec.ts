@@ -1,0 +1,73 @@
+import { ThmError } from '../errors.js';
+import { dayNumber, isoDateOfDay } from '../dates.js';
+import { pairKey } from '../monitor/pair-key.js';
+import type { WatchedRun } from '../monitor/types.js';
+
+/**
+ * The listed runs of one network (monitor/runs.ts) as ONE string, one hash field beside the
+ * active pairs, read and written in the same command as they are (target P2). Only pairs in
+ * today's list with some evidence of a drop have one, so it stays small (target P4).
+ *
+ * Format (JSON, version 1): {"v":1,"d":[[domainId,[...runs]],...]}, a domain's runs flattened,
+ * STRIDE values each: isp, since, last (day numbers), days, clicks, d7, d14.
+ */
+const VERSION = 1;
+const STRIDE = 7;
+
+type Flat = (string | number)[];
+
+export function encodeRuns(runs: Iterable<WatchedRun>): string {
+  const domains = new Map<number, [number, Flat]>();
+  for (const r of runs) {
+    let domain = domains.get(r.domainId);
+    if (domain === undefined) {
+      domain = [r.domainId, []];
+      domains.set(r.domainId, domain);
+    }
+    domain[1].push(r.isp, dayNumber(r.since), dayNumber(r.last), r.days, r.clicks, r.d7, r.d14);
+  }
+  return JSON.stringify({ v: VERSION, d: [...domains.values()] });
+}
+
+function corrupt(detail: string): ThmError {
+  return new ThmError('THM_STORE', `stored listed runs are unreadable (${detail})`);
+}
+
+export function decodeRuns(blob: string | null | undefined): Map<string, WatchedRun> {
+  const runs = new Map<string, WatchedRun>();
+  if (blob === null || blob === undefined || blob === '') return runs;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(blob);
+  } catch {
+    throw corrupt('not JSON');
+  }
+  const doc = parsed as { v?: unknown; d?: unknown };
+  if (doc === null || typeof doc !== 'object' || doc.v !== VERSION || !Array.isArray(doc.d)) {
+    throw corrupt('unknown version');
+  }
+  for (const domain of doc.d as unknown[]) {
+    if (!Array.isArray(domain) || domain.length !== 2) throw corrupt('bad domain');
+    const [domainId, flat] = domain as [unknown, unknown];
+    if (typeof domainId !== 'number' || !Array.isArray(flat)) throw corrupt('bad domain');
+    if (flat.length % STRIDE !== 0) throw corrupt('bad run list');
+    for (let i = 0; i < flat.length; i += STRIDE) {
+      const isp = flat[i];
+      if (typeof isp !== 'string') throw corrupt('bad ISP');
+      for (let j = 1; j < STRIDE; j++) {
+        if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
+      }
+      runs.set(pairKey(domainId, isp), {
+        domainId,
+        isp,
+        since: isoDateOfDay(flat[i + 1] as number),
+        last: isoDateOfDay(flat[i + 2] as number),
+        days: flat[i + 3] as number,
+        clicks: flat[i + 4] as number,
+        d7: flat[i + 5] as number,
+        d14: flat[i + 6] as number,
+      });
+    }
+  }
+  return runs;
+}

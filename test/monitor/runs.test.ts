@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../../src/dates.js';
+import {
+  extendRun,
+  isSteadyDecline,
+  runDropPercent,
+  runSignificance,
+  type ListedRun,
+} from '../../src/monitor/runs.js';
+import { SETTINGS } from './fixtures.js';
+
+const DAY = '2026-03-10';
+const counts = { yesterday: 80, d7: 100, d14: 100 };
+
+describe('extendRun: consecutive listed days', () => {
+  const prev: ListedRun = { since: DAY, last: DAY, days: 1, clicks: 80, d7: 100, d14: 100 };
+  const table: {
+    name: string;
+    prev: ListedRun | undefined;
+    asOf: string;
+    significance: number;
+    expected: ListedRun | undefined;
+  }[] = [
+    {
+      name: 'starts a run',
+      prev: undefined,
+      asOf: DAY,
+      significance: 1.4,
+      expected: prev,
+    },
+    {
+      name: 'the next day continues it, summing the days',
+      prev,
+      asOf: addDays(DAY, 1),
+      significance: 1,
+      expected: { since: DAY, last: addDays(DAY, 1), days: 2, clicks: 160, d7: 200, d14: 200 },
+    },
+    {
+      name: 'a missed day starts a new one',
+      prev,
+      asOf: addDays(DAY, 2),
+      significance: 2,
+      expected: { ...prev, since: addDays(DAY, 2), last: addDays(DAY, 2) },
+    },
+    {
+      name: 'a day without evidence of its own ends it',
+      prev,
+      asOf: addDays(DAY, 1),
+      significance: 0.9,
+      expected: undefined,
+    },
+    {
+      name: 'a forced re-run of the same date keeps it as it was',
+      prev,
+      asOf: DAY,
+      significance: 0,
+      expected: prev,
+    },
+  ];
+  it.each(table)('$name', (row) => {
+    expect(extendRun(row.prev, row.asOf, counts, row.significance)).toEqual(row.expected);
+  });
+});
+
+describe('isSteadyDecline', () => {
+  // Three days: 270 clicks against 360 on both weeks back: (360 - 270 - 1) / sqrt(630) = 3.55.
+  const run: ListedRun = {
+    since: DAY,
+    last: addDays(DAY, 2),
+    days: 3,
+    clicks: 270,
+    d7: 360,
+    d14: 360,
+  };
+  const today = { baseline: 120, dropPercent: 25 };
+  const table: {
+    name: string;
+    run?: ListedRun;
+    today?: { baseline: number; dropPercent: number };
+    settings?: Partial<typeof SETTINGS>;
+    steady: boolean;
+  }[] = [
+    { name: 'three days, certain together, still as deep', steady: true },
+    { name: 'no run', run: undefined, steady: false },
+    { name: 'two days are not a run yet', run: { ...run, days: 2 }, steady: false },
+    {
+      name: 'not certain together',
+      run: { ...run, clicks: 300 },
+      steady: false,
+    },
+    {
+      name: 'today under three quarters of minDropPercent',
+      today: { baseline: 120, dropPercent: 14.9 },
+      steady: false,
+    },
+    {
+      name: 'today at three quarters of minDropPercent',
+      today: { baseline: 120, dropPercent: 15 },
+      // ... but the run averages 25%: 15 is under three quarters of it (receding).
+      steady: false,
+    },
+    {
+      name: 'receding: today far less down than the run (the tail of an outage)',
+      run: { ...run, clicks: 36 },
+      today: { baseline: 120, dropPercent: 40 },
+      steady: false,
+    },
+    {
+      name: 'baseline under minBaselineClicks',
+      today: { baseline: 49, dropPercent: 25 },
+      steady: false,
+    },
+    {
+      name: 'minSignificance 0: the test is off, nothing to add',
+      settings: { minSignificance: 0 },
+      steady: false,
+    },
+  ];
+  it.each(table)('$name', (row) => {
+    const r = 'run' in row ? row.run : run;
+    expect(
+      isSteadyDecline(r, row.today ?? today, {
+        ...SETTINGS,
+        minSignificance: 3.5,
+        ...row.settings,
+      }),
+    ).toBe(row.steady);
+  });
+
+  it('the run figures: summed days against the weaker week, and the average drop', () => {
+    expect(runSignificance(run)).toBeCloseTo(89 / Math.sqrt(630), 12);
+    expect(runSignificance({ ...run, d14: 300 })).toBeCloseTo(29 / Math.sqrt(570), 12);
+    expect(runDropPercent(run)).toBe(25);
+    expect(runDropPercent({ ...run, d7: 0 })).toBe(0);
+  });
+});

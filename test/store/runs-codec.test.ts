@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { pairKey } from '../../src/monitor/pair-key.js';
+import type { WatchedRun } from '../../src/monitor/types.js';
+import { decodeRuns, encodeRuns } from '../../src/store/runs-codec.js';
+
+const run = (over: Partial<WatchedRun>): WatchedRun => ({
+  domainId: 1,
+  isp: 'x',
+  since: '2026-02-27',
+  last: '2026-03-01',
+  days: 3,
+  clicks: 2100,
+  d7: 3000,
+  d14: 2950,
+  ...over,
+});
+
+describe('listed runs codec', () => {
+  it('round-trips every field, odd ISP strings included', () => {
+    const runs = [
+      run({}),
+      run({ isp: 'a:b "quoted"\n<script>', days: 1, since: '2026-03-01' }),
+      run({ isp: 'Ünïcödé 🚀', domainId: 2 }),
+      run({ isp: '', domainId: -3, clicks: 0 }),
+    ];
+    const decoded = decodeRuns(encodeRuns(runs));
+    expect([...decoded.values()]).toEqual(runs);
+    expect([...decoded.keys()]).toEqual(runs.map((r) => pairKey(r.domainId, r.isp)));
+  });
+
+  it('is compact: a domain once, seven values a run', () => {
+    const blob = encodeRuns([run({}), run({ isp: 'y' })]);
+    expect(blob).toBe(
+      '{"v":1,"d":[[1,["x",20511,20513,3,2100,3000,2950,"y",20511,20513,3,2100,3000,2950]]]}',
+    );
+  });
+
+  it('nothing stored: no runs; a bad blob: one clear error', () => {
+    expect(decodeRuns(null).size).toBe(0);
+    expect(decodeRuns('').size).toBe(0);
+    expect(() => decodeRuns('{')).toThrow(/stored listed runs are unreadable \(not JSON\)/);
+    expect(() => decodeRuns('{"v":2,"d":[]}')).toThrow(/unknown version/);
+    expect(() => decodeRuns('{"v":1,"d":[[1,["x",1,2]]]}')).toThrow(/bad run list/);
+    expect(() => decodeRuns('{"v":1,"d":[[1,[7,1,2,3,4,5,6]]]}')).toThrow(/bad ISP/);
+  });
+});
