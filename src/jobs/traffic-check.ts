@@ -162,5 +162,5 @@ async function problemWithoutRecord(
 }
 
 function emptyState(): NetworkState {
-  return { rev: 0, active: new Map(), silences: [], sentEvents: new Set() };
+  return { rev: 0, active: new Map(), runs: new Map(), silences: [], sentEvents: new Set() };
 }
