@@ -3,6 +3,7 @@ import { workerNodeFlags } from '../bench/worker-process.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
+import { longestStopMs } from '../src/jobs/shutdown.js';
 
 /** No Docker engine runs here: keep the deployment files valid by checking their essentials. */
 describe('docker-compose.yml', () => {
@@ -16,8 +17,16 @@ describe('docker-compose.yml', () => {
         build?: string;
         image?: string;
         ports?: string[];
+        expose?: string[];
+        secrets?: string[];
+        stop_grace_period?: string;
       }
     >;
+    secrets?: Record<string, { file?: string }>;
+  };
+  const deployConfig = parse(readFileSync('deploy/thm.yaml', 'utf8')) as {
+    monitoring?: { port?: number; host?: string };
+    networks: Array<{ apiKeyFile?: string }>;
   };
 
   it('runs Redis with AOF persistence and noeviction', () => {
@@ -42,13 +51,42 @@ describe('docker-compose.yml', () => {
       THM_CONFIG: '/etc/thm/thm.yaml',
     });
     expect(worker?.volumes).toContain('./deploy/thm.yaml:/etc/thm/thm.yaml:ro');
-    expect(worker?.volumes).toContain('./deploy/secrets:/run/secrets:ro');
+  });
+
+  it('gives every key file of the config as a compose secret (a missing file stops `up`)', () => {
+    const worker = compose.services.worker;
+    for (const network of deployConfig.networks) {
+      const name = network.apiKeyFile?.replace(/^\/run\/secrets\//, '') ?? '';
+      expect(worker?.secrets).toContain(name);
+      expect(compose.secrets?.[name]?.file).toBe(`./deploy/secrets/${name}`);
+    }
+  });
+
+  it('monitoring on 0.0.0.0 inside the container, on the compose network only', () => {
+    expect(deployConfig.monitoring).toEqual({ port: 9464, host: '0.0.0.0' });
+    const worker = compose.services.worker;
+    expect(worker?.expose).toEqual(['9464']);
+    expect(worker?.ports).toBeUndefined();
+  });
+
+  it('waits longer than the worst case of one job before killing the worker', () => {
+    const config = parseConfig(
+      {
+        networks: [
+          { id: 'a', baseUrl: 'https://a.example/v1', apiKeyEnv: 'K', recipients: ['o@a.example'] },
+        ],
+      },
+      { env: { K: 'k' } },
+    );
+    const seconds = Number(/^(\d+)s$/.exec(compose.services.worker?.stop_grace_period ?? '')?.[1]);
+    expect(seconds * 1000).toBeGreaterThanOrEqual(longestStopMs(config));
+    expect(longestStopMs(config)).toBe(160_000);
   });
 
   it('ships a config that validates (with its key file absent it names the file)', () => {
     const raw = parse(readFileSync('deploy/thm.yaml', 'utf8')) as unknown;
     expect(() => parseConfig(raw, { env: {} })).toThrow(
-      /^networks\[0\]\.apiKeyFile: cannot read \/run\/secrets\/acme_key$/,
+      /^networks\[0\]\.apiKeyFile: cannot read \/run\/secrets\/acme_key \(no such file: list the secret under the service's `secrets:` and create its file, e\.g\. \.\/deploy\/secrets\/acme_key with docker-compose\.yml\)$/,
     );
   });
 });
@@ -57,9 +95,20 @@ describe('Dockerfile', () => {
   const dockerfile = readFileSync('Dockerfile', 'utf8');
   const stages = dockerfile.match(/^FROM .+$/gm) ?? [];
 
-  it('is multi-stage on a current Node LTS', () => {
+  it('is multi-stage on the Node major of package.json engines', () => {
+    const engines = (
+      JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }
+    ).engines.node;
+    const major = /(\d+)/.exec(engines)?.[1];
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage).toMatch(/^FROM node:(22|24)[.\w-]*/);
+    for (const stage of stages) expect(stage).toMatch(new RegExp(`^FROM node:${major}[.\\w-]*`));
+  });
+
+  it('checks its health against /-/ready on the port deploy/thm.yaml sets', () => {
+    const check = /^HEALTHCHECK .*\\\n\s+CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    const command = JSON.parse(check ?? '[]') as string[];
+    expect(command[0]).toBe('node');
+    expect(command.join(' ')).toContain('http://127.0.0.1:9464/-/ready');
   });
 
   it('runs as a non-root user, the worker by default, with no secrets baked in', () => {

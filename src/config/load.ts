@@ -337,8 +337,16 @@ function resolveApiKey(
   let value: string;
   try {
     value = readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}`);
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    // In a container, /run/secrets is where Docker mounts secrets: say how one gets there.
+    const hint =
+      missing && file.startsWith('/run/secrets/')
+        ? ` (no such file: list the secret under the service's \`secrets:\` and create its file, e.g. ./deploy/secrets/${path.basename(file)} with docker-compose.yml)`
+        : missing
+          ? ' (no such file)'
+          : '';
+    throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}${hint}`);
   }
   if (!value) throw new ConfigError(`networks[${index}].apiKeyFile: ${file} is empty`);
   return new Secret(value);

@@ -15,6 +15,9 @@ import type { CheckKind } from './names.js';
  */
 export type HeartbeatSignal = 'start' | 'success' | 'fail';
 
+/** The longest one ping may take (src/jobs/shutdown.ts counts on it). */
+export const HEARTBEAT_TIMEOUT_MS = 10_000;
+
 /** The URL a run of this network and kind pings, if any. */
 export function heartbeatUrl(
   config: Pick<Config, 'heartbeat'>,
@@ -38,7 +41,7 @@ export async function pingHeartbeat(
       method: 'GET',
       headersTimeout: 5_000,
       bodyTimeout: 5_000,
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS),
     });
     await response.body.dump();
     if (response.statusCode >= 400)

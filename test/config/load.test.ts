@@ -252,7 +252,7 @@ describe('config files and keys', () => {
       'networks:\n  - id: acme\n    baseUrl: https://x.example/v1\n    apiKeyFile: missing.txt\n    recipients: [a@b.example]\n',
     );
     expect(() => loadConfig({ file: path.join(dir, 'b.yaml'), env: {} })).toThrow(
-      /^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt$/,
+      /^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt \(no such file\)$/,
     );
     expect(() => loadConfig({ file: path.join(dir, 'nope.yaml'), env: {} })).toThrow(
       /nope\.yaml: not found/,
