@@ -27,6 +27,8 @@ export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' |
   heartbeat: { url?: Secret; invoicesUrl?: Secret };
   /** Resolved from apiKeyEnv or apiKeyFile. */
   apiKey: Secret;
+  /** apiKeyFile as an absolute path (for the world-readable warning, config/warnings.ts). */
+  apiKeyPath?: string;
   alerts: AlertSettings;
   /** Its own channels, else the top-level list; URLs and keys resolved. */
   channels: ChannelConfig[];
@@ -141,6 +143,9 @@ export function parseConfig(
           : new Secret(network.heartbeat.invoicesUrl),
     },
     apiKey: collect(() => resolveApiKey(network, index, env, baseDir)) as Secret,
+    ...(network.apiKeyFile !== undefined
+      ? { apiKeyPath: path.resolve(baseDir, network.apiKeyFile) }
+      : {}),
     channels:
       collect(() =>
         network.channels

@@ -453,8 +453,13 @@ export const configSchema = z
       .prefault({}),
     heartbeat: z
       .object({
-        /** GET on each run's success, URL + "/fail" on failure. */
-        url: z.url({ message: 'not a valid URL' }).optional(),
+        /** GET on each run's success, URL + "/fail" on failure. http(s) only. */
+        url: z
+          .url({ message: 'not a valid URL' })
+          .refine((value) => /^https?:\/\//i.test(value), {
+            message: 'must be an http:// or https:// URL',
+          })
+          .optional(),
       })
       .strict()
       .prefault({}),

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import cronParser from 'cron-parser';
 import { dstGapChecker } from '../jobs/schedulers.js';
 import type { ParsedNetwork } from './schema.js';
@@ -6,7 +7,8 @@ import type { ParsedNetwork } from './schema.js';
  * What is valid but probably not meant, said by `thm config check` and logged by the worker at
  * start (and on a reload): a cron that fires inside a daylight-saving gap of its zone (that
  * day's run is skipped or shifted), and a cron that fires more often than hourly (every run
- * reads the network's whole trend list from the partner API; the data changes once a day).
+ * reads the network's whole trend list from the partner API; the data changes once a day), and
+ * an apiKeyFile every user of the machine can read.
  */
 export interface ConfigWarning {
   network: string;
@@ -15,7 +17,10 @@ export interface ConfigWarning {
   message: string;
 }
 
-type WarnedNetwork = Pick<ParsedNetwork, 'id' | 'timezone' | 'trafficCheck' | 'invoices'>;
+type WarnedNetwork = Pick<ParsedNetwork, 'id' | 'timezone' | 'trafficCheck' | 'invoices'> & {
+  /** The resolved apiKeyFile, when the key comes from a file. */
+  apiKeyPath?: string;
+};
 
 export function configWarnings(
   networks: readonly WarnedNetwork[],
@@ -24,6 +29,14 @@ export function configWarnings(
   const inDstGap = dstGapChecker(now);
   const warnings: ConfigWarning[] = [];
   networks.forEach((network, index) => {
+    const keyFile = worldReadable(network.apiKeyPath);
+    if (keyFile) {
+      warnings.push({
+        network: network.id,
+        field: `networks[${index}].apiKeyFile`,
+        message: `${network.apiKeyPath} can be read by every user of this machine (mode ${keyFile}): chmod 600 it`,
+      });
+    }
     const crons: Array<[string, string]> = [['trafficCheck.cron', network.trafficCheck.cron]];
     if (network.invoices.enabled) crons.push(['invoices.cron', network.invoices.cron]);
     for (const [name, pattern] of crons) {
@@ -47,6 +60,17 @@ export function configWarnings(
     }
   });
   return warnings;
+}
+
+/** The file's mode (e.g. `0644`) when others may read it, else undefined (or unreadable). */
+function worldReadable(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    const mode = statSync(file).mode & 0o777;
+    return mode & 0o004 ? `0${mode.toString(8)}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -154,7 +154,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
           if (paused[i]) problems.push(`queue ${q.name}: paused`);
         });
       } catch (error) {
-        problems.push(`redis: ${(error as Error).message}`);
+        problems.push(redisProblem(error));
       }
     }
     return {
@@ -178,7 +178,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       await withTimeout(redis.ping(), redisTimeoutMs, 'redis');
       return true;
     } catch (error) {
-      problems.push(`redis: ${(error as Error).message}`);
+      problems.push(redisProblem(error));
       return false;
     }
   }
@@ -250,4 +250,10 @@ function globEscape(text: string): string {
 
 function seconds(ms: number): number {
   return Math.round(ms / 1000);
+}
+
+/** `redis: <what>`, once: withTimeout's own message already starts with "redis: ". */
+function redisProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith('redis: ') ? message : `redis: ${message}`;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,5 +90,38 @@ describe('thm config check with a hostile mail.from (the real binary)', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toBe(`thm: mail.from: ${ONE_LINE}`);
+  });
+});
+
+describe('heartbeat.url and a world-readable apiKeyFile', () => {
+  it.each([
+    ['https://hc.example.com/ping/abc', undefined],
+    ['http://127.0.0.1:8080/ping', undefined],
+    ['file:///etc/passwd', 'heartbeat.url: must be an http:// or https:// URL'],
+    ['gopher://hc.example.com/', 'heartbeat.url: must be an http:// or https:// URL'],
+  ])('heartbeat.url %s -> %s', (url, expected) => {
+    const problem = problemOf({ heartbeat: { url }, networks: [network()] });
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(expected);
+  });
+
+  it('thm config check warns about a key file every user can read, not about a private one', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-keyfile-'));
+    const keyFile = path.join(dir, 'acme.key');
+    writeFileSync(keyFile, 'sk_keyfile_test_0123456789\n', { mode: 0o644 });
+    chmodSync(keyFile, 0o644);
+    const file = path.join(dir, 'thm.json');
+    const { apiKeyEnv: _env, ...rest } = network();
+    writeFileSync(file, JSON.stringify({ networks: [{ ...rest, apiKeyFile: 'acme.key' }] }));
+    const open = runThm(['config', 'check', '--config', file]);
+    expect(open.code).toBe(0);
+    expect(open.stderr).toContain(
+      `warning: networks[0].apiKeyFile: ${keyFile} can be read by every user of this machine (mode 0644): chmod 600 it`,
+    );
+    expect(open.stdout + open.stderr).not.toContain('sk_keyfile_test_0123456789');
+    chmodSync(keyFile, 0o600);
+    const closed = runThm(['config', 'check', '--config', file]);
+    expect(closed.code).toBe(0);
+    expect(closed.stderr).not.toContain('apiKeyFile');
   });
 });

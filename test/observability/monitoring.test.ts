@@ -301,4 +301,31 @@ describe('monitoring server of the worker', () => {
     );
     expect(back.report.problems).toEqual([]);
   });
+
+  it('/healthz with a frozen Redis (SIGSTOP): says "redis: no answer ...", once prefixed', async () => {
+    const info = await stack.redis.client().info('server');
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const frozen = await waitFor(
+        async () => {
+          const h = await health();
+          return h.status === 503 && h.report.problems.some((p) => p.includes('no answer'))
+            ? h
+            : undefined;
+        },
+        { timeoutMs: 20_000, what: '503 with Redis frozen' },
+      );
+      expect(frozen.report.problems).toContain('redis: no answer within 2000 ms');
+      expect(frozen.report.problems.join('\n')).not.toContain('redis: redis:');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor(async () => ((await health()).status === 200 ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'healthy after Redis thawed',
+    });
+  });
 });
