@@ -38,7 +38,10 @@ export type ThmErrorCode =
   | 'THM_CHANNEL_REJECTED'
   /** A channel endpoint's 5xx, 408, 429, timeout or connection error: worth retrying. */
   | 'THM_CHANNEL_TRANSIENT'
-  /** A job or check that did not finish in time (e.g. `thm run --wait --timeout`). */
+  /**
+   * A job that did not finish in time where that is an error: a demo day's run. (`thm run --wait
+   * --timeout` reports a timeout as the job's state, `timeout`, not as this error.)
+   */
   | 'THM_TIMEOUT'
   /** Redis unreachable or a store invariant broken. */
   | 'THM_STORE'

@@ -13,7 +13,7 @@ import {
 } from './schemas.js';
 import { parseIspTrendsResponse, parseWithSchema } from './validate.js';
 
-/**
+/*
  * The endpoints of the API's summary table (docs/api-notes.md), by method and path: what `thm api` validates a
  * response against, whether it may retry, and how a paged endpoint pages (query or body,
  * which key holds the items, any row cap).

@@ -14,8 +14,8 @@ import { registerWorkerCommand } from './commands/worker.js';
 import { printJsonFailure, wantsJson } from './output.js';
 
 /**
- * The `thm` command line. Each command lives in its own file under commands/ and registers
- * itself here. Expected errors (ThmError) print one line and exit 1 or 2; anything else is a
+ * The `thm` command line. Each command group lives in a file under commands/ (`history.ts`
+ * also holds `invoices`, `config-check.ts` the config commands) and registers itself here. Expected errors (ThmError) print one line and exit 1 or 2; anything else is a
  * bug and prints its stack.
  */
 export function buildProgram(): Command {

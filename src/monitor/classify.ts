@@ -25,7 +25,7 @@ import {
 export { depressedAfterClear } from './depressed.js';
 export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
 
-/**
+/*
  * The alert lifecycle (docs/design.md; words in the glossary of types.ts), as a
  * pure function: no clock, no I/O. Every pair of today's list that is alertable or active, and
  * every pair of the active history, gets exactly one class; `changes` is the history after

@@ -17,16 +17,18 @@ import {
 
 type EmailEntry = OutboxEntry & { notification: OutboxNotification };
 
-/**
+/*
  * Delivers outbox entries: one attempt per call, the state kept in the store, so retries
- * survive restarts. The job layer calls `deliver(id)` from a BullMQ job (with its own retries);
- * `deliverDue()` delivers whatever is due, for a sweep or a test.
+ * survive restarts. The job layer calls `deliver(id)` from a BullMQ job (which waits for the
+ * entry's nextAttemptAt after a retry); `deliverDue()` delivers whatever is due, for a test.
  *
  * The order is what makes "no alert lost" and "duplicates only from a crash" true:
  * claim (an atomic state check plus a lease in the store, so two replicas never send the same
  * entry at once) -> send -> markSent only after the server accepted. A crash between acceptance
  * and markSent re-sends the same message (same Message-ID) once the lease has expired.
  */
+
+/** How a NotificationSender is made. */
 export interface SenderOptions {
   store: OutboxStore;
   transport: MailTransport;

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 
-/**
+/*
  * `/queues`: a small read-only page of the BullMQ queues (counts, schedulers, active, delayed
  * and the latest failed jobs with their reasons), served only with `monitoring.dashboardAuth`.
  *

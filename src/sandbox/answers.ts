@@ -1,4 +1,4 @@
-/**
+/*
  * What a sandbox handler answers, and the small helpers every endpoint shares: JSON answers,
  * error answers ({"error": "..."}, the shape the client's error mapping reads first), and the
  * paging parameters with the spec's defaults (page 1, page_size 50) and caps.

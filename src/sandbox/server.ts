@@ -30,7 +30,7 @@ import {
   realisticEntries,
 } from './trends.js';
 
-/**
+/*
  * The sandbox: a real HTTP server that answers as the partner API does (docs/api-notes.md)
  * for every endpoint of the spec's summary table, from a scenario. Not a mock of the client: it knows
  * nothing of it, and the client talks to it over real sockets exactly as to the real API.

@@ -1,7 +1,7 @@
 import { NETWORK_ID } from '../config/schema.js';
 import type { IsoDate, RunKind } from '../monitor/types.js';
 
-/**
+/*
  * Every Redis key and hash field name of the store, in one place.
  *
  * Layout (P = `redis.prefix`):

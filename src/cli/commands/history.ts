@@ -4,10 +4,9 @@ import { localDate } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import { invoiceChange } from '../../monitor/invoice.js';
 import { silenceMatcher } from '../../monitor/silences.js';
-import { loadCliConfig } from '../context.js';
+import { loadCliConfig, selectNetworks } from '../context.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
-import { selectNetworks } from './run.js';
 
 const positiveInt = (option: string, max: number) =>
   z.coerce

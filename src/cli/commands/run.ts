@@ -12,7 +12,7 @@ import { connectRedis } from '../../jobs/redis.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
 import { RedisStore } from '../../store/redis-store.js';
-import { cliLogger, loadCliConfig } from '../context.js';
+import { cliLogger, loadCliConfig, selectNetworks } from '../context.js';
 import { printJson, printLine } from '../output.js';
 
 const runOptionsSchema = z
@@ -37,20 +37,6 @@ export function parseRunOptions(raw: unknown): RunOptions {
   const result = runOptionsSchema.safeParse(raw);
   if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? 'invalid options');
   return result.data;
-}
-
-export function selectNetworks(
-  config: Config,
-  options: { network?: string; all?: boolean },
-): NetworkConfig[] {
-  if (options.all) return config.networks;
-  const network = config.networks.find((n) => n.id === options.network);
-  if (!network) {
-    throw new UsageError(
-      `--network: no network "${options.network}" in ${config.source} (configured: ${config.networks.map((n) => n.id).join(', ')})`,
-    );
-  }
-  return [network];
 }
 
 export function registerRunCommand(program: Command): void {

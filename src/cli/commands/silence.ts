@@ -5,11 +5,10 @@ import { localDate } from '../../dates.js';
 import { EXIT_FAILED, UsageError } from '../../errors.js';
 import { silenceMatcher } from '../../monitor/silences.js';
 import type { Silence } from '../../monitor/types.js';
-import { loadCliConfig } from '../context.js';
+import { loadCliConfig, selectNetworks } from '../context.js';
 import { formatDuration, formatUtc, parseDuration, parseTime } from '../durations.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
-import { selectNetworks } from './run.js';
 
 /**
  * `thm silence`, after Alertmanager's `amtool silence`: add (now for a while, or a window that
