@@ -38,7 +38,11 @@ export async function enqueueManualRun(
   const asOf = trigger.asOf ?? localDate(trigger.now ?? Date.now(), trigger.network.timezone);
   const forceToken = trigger.force ? randomUUID().slice(0, 8) : undefined;
   const jobId = manualJobId(trigger.kind, trigger.network.id, asOf, forceToken);
-  const joined = (await queue.getJob(jobId)) !== undefined;
+  const existing = await queue.getJob(jobId);
+  // A failed trigger must not make the next one (after a fix) a no-op: it is removed first.
+  const failedBefore = existing !== undefined && (await existing.isFailed());
+  if (failedBefore) await existing.remove().catch(() => undefined);
+  const joined = existing !== undefined && !failedBefore;
   const job = await queue.add(
     trigger.kind,
     { networkId: trigger.network.id, asOf, force: trigger.force || undefined, trigger: 'manual' },
@@ -47,8 +51,9 @@ export async function enqueueManualRun(
       attempts: trigger.attempts,
       backoff: { type: 'exponential', delay: trigger.backoffMs, jitter: 0.5 },
       removeOnComplete: { age: 3_600 },
-      // A failed trigger must not make the next one (after a fix) a no-op.
-      removeOnFail: true,
+      // Kept a while, so a waiter (thm run --wait) reads the failure's reason from the job
+      // rather than BullMQ's "Missing key for job" when the failure beat it to the job.
+      removeOnFail: { age: 3_600 },
     },
   );
   return { job, joined };
@@ -62,7 +67,10 @@ export function asJoined(outcome: CheckOutcome): CheckOutcome {
 }
 
 export type WaitResult<T> =
-  { state: 'completed'; value: T } | { state: 'failed' | 'timeout'; error: string };
+  { state: 'completed'; value: T } | { state: 'failed' | 'timeout' | 'delayed'; error: string };
+
+/** BullMQ's own words when waitUntilFinished gives up (an API's "timed out" is a failure). */
+const WAIT_TIMED_OUT = /^Job wait .* timed out before finishing/;
 
 /** Follow an enqueued job to its end (QueueEvents must be ready before the job was added). */
 export async function waitForJob<T>(
@@ -70,15 +78,39 @@ export async function waitForJob<T>(
   events: QueueEvents,
   timeoutMs: number,
 ): Promise<WaitResult<T>> {
+  // A job the worker moved to delayed (the API's Retry-After lies beyond the retry budget) has
+  // no outcome yet: the waiter says until when, and stops waiting when that is past its time.
+  let delayedUntil: number | undefined;
+  let stopWaiting: (() => void) | undefined;
+  const deadline = Date.now() + timeoutMs;
+  const onDelayed = ({ jobId, delay }: { jobId: string; delay: number | string }) => {
+    if (jobId !== job.id) return;
+    delayedUntil = Number(delay);
+    if (delayedUntil > deadline) stopWaiting?.();
+  };
+  events.on('delayed', onDelayed);
+  const delayed = new Promise<'delayed'>((resolve) => (stopWaiting = () => resolve('delayed')));
   try {
-    return { state: 'completed', value: (await job.waitUntilFinished(events, timeoutMs)) as T };
+    const result = await Promise.race([job.waitUntilFinished(events, timeoutMs), delayed]);
+    if (result !== 'delayed' || delayedUntil === undefined)
+      return { state: 'completed', value: result as T };
+    return delayedResult(delayedUntil);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/timed out/i.test(message))
-      return {
-        state: 'timeout',
-        error: `no outcome within ${Math.round(timeoutMs / 1000)} s (is a worker running?)`,
-      };
-    return { state: 'failed', error: message };
+    if (!WAIT_TIMED_OUT.test(message)) return { state: 'failed', error: message };
+    if (delayedUntil !== undefined && delayedUntil > Date.now()) return delayedResult(delayedUntil);
+    return {
+      state: 'timeout',
+      error: `no outcome within ${Math.round(timeoutMs / 1000)} s (is a worker running?)`,
+    };
+  } finally {
+    events.off('delayed', onDelayed);
   }
+}
+
+function delayedResult(until: number): { state: 'delayed'; error: string } {
+  return {
+    state: 'delayed',
+    error: `delayed until ${new Date(until).toISOString()} (the API asked to retry later); a worker runs it then`,
+  };
 }

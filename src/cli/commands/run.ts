@@ -78,7 +78,7 @@ interface JobReport {
   network: string;
   jobId: string;
   asOf: string;
-  state: 'queued' | 'completed' | 'failed' | 'timeout';
+  state: 'queued' | 'completed' | 'failed' | 'timeout' | 'delayed';
   outcome?: CheckOutcome;
   error?: string;
   /** With --wait: where each e-mail the run decided stands (delivery is the mail queue's). */
@@ -181,6 +181,7 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
       (r) =>
         r.state === 'failed' ||
         r.state === 'timeout' ||
+        r.state === 'delayed' ||
         (r.emails ?? []).some((e) => e.state === 'failed'),
     );
     return failed ? EXIT_FAILED : 0;
