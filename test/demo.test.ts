@@ -54,6 +54,33 @@ describe('thm demo', () => {
     expect(await redis.client().dbsize()).toBe(0);
   });
 
+  it('--keep leaves the keys and a config, and the printed commands explore them', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'thm-demo-keep-'));
+    const env = { REDIS_URL: redis.url };
+    const r = await runThmAsync(['demo', '--keep'], { cwd, env, timeoutMs: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /demo keys \(thm-demo-\w+:\*\) kept, config in .*thm-demo\/thm\.yaml\. Explore:/,
+    );
+    const status = r.stdout.split('\n').find((l) => l.trim().endsWith(' status'));
+    expect(status?.trim()).toBe('npx thm --config thm-demo/thm.yaml status');
+    expect(await redis.client().dbsize()).toBeGreaterThan(0);
+    const config = ['--config', path.join(cwd, 'thm-demo/thm.yaml')];
+    const doc = JSON.parse(
+      (await runThmAsync([...config, 'status', '--json'], { cwd, env })).stdout,
+    ) as {
+      networks: Array<{ id: string; lastRuns: { trafficCheck?: { asOf: string } } }>;
+    };
+    expect(doc.networks.find((n) => n.id === 'acme')?.lastRuns.trafficCheck?.asOf).toBe(
+      '2026-11-21',
+    );
+    const history = await runThmAsync([...config, 'history', '--network', 'acme'], { cwd, env });
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/Acme Network: \d+ active declining pairs?/);
+    await redis.client().flushdb();
+  }, 120_000);
+
   it('a REDIS_URL that does not answer: one clear line, exit 1, nothing else', async () => {
     const r = await runThmAsync(['demo'], {
       env: { REDIS_URL: 'redis://127.0.0.1:1' },

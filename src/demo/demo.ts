@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { parseConfig, type Config } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
-import { ThmError } from '../errors.js';
+import { stringify as toYaml } from 'yaml';
+import { ThmError, UsageError } from '../errors.js';
 import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
@@ -24,19 +25,60 @@ import {
  * `thm demo`: the whole product end to end with nothing configured. The sandbox serves a
  * built-in eight-day story; the real worker and queue run each day's invoice-snapshot and
  * traffic-check; e-mails go to ./outbox (or to SMTP_URL). It uses its own key prefix and
- * deletes its keys at the end.
+ * deletes its keys at the end; with `keep`, it leaves them and writes a config beside them
+ * (./thm-demo/thm.yaml) for `thm status`, `history` and `silence` to explore what it did.
  */
 export interface DemoOptions {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   out: (line: string) => void;
   outboxDir?: string;
+  /** Leave the keys and write ./thm-demo/thm.yaml to explore them. */
+  keep?: boolean;
 }
 
 export interface DemoResult {
   days: Array<{ asOf: string; outcomes: CheckOutcome[] }>;
   emails: string[];
   prefix: string;
+  /** With `keep`: the config written to explore the kept keys. */
+  configFile?: string;
+}
+
+/**
+ * ./thm-demo/thm.yaml: the demo's networks and key prefix, their keys in files beside it (the
+ * sandbox's demo keys; the sandbox is gone, so only the commands that read Redis work). The
+ * Redis URL is left out when it came from REDIS_URL (it may hold a password): keep it set.
+ */
+function writeExploreConfig(config: Config, sandbox: Sandbox, fromEnv: boolean): string {
+  const dir = path.resolve('thm-demo');
+  mkdirSync(dir, { recursive: true });
+  const networks = config.networks.map((network) => {
+    const key = sandbox.keys.find((k) => k.portal === 'network' && k.network === network.id);
+    writeFileSync(path.join(dir, `${network.id}.key`), `${key?.key ?? 'demo'}\n`, { mode: 0o600 });
+    return {
+      id: network.id,
+      name: network.name,
+      baseUrl: network.baseUrl,
+      apiKeyFile: `${network.id}.key`,
+      timezone: network.timezone,
+      recipients: network.recipients,
+    };
+  });
+  const doc = {
+    redis: {
+      ...(fromEnv ? {} : { url: config.redis.url.reveal() }),
+      prefix: config.redis.prefix,
+    },
+    mail: { outboxDir: config.mail.outboxDir },
+    networks,
+  };
+  const file = path.join(dir, 'thm.yaml');
+  writeFileSync(
+    file,
+    `# Written by thm demo --keep: explore what the demo did (README "The two commands").\n${toYaml(doc)}`,
+  );
+  return file;
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -44,9 +86,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const startedAt = Date.now();
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const redisUrl = await chooseRedis(options.env, out, (server) =>
-      cleanups.push(() => server.shutdown()),
-    );
+    const redisUrl = await chooseRedis(options.env, out, (server) => {
+      cleanups.push(() => server.shutdown());
+      if (options.keep)
+        throw new UsageError(
+          '--keep: the keys would go with the private redis-server the demo started; run a Redis that stays (redis-server --daemonize yes) or set REDIS_URL',
+        );
+    });
     const sandbox = await startSandbox({ scenario: builtinScenario('demo'), logger });
     cleanups.push(() => sandbox.close());
     out(
@@ -62,7 +108,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         : `e-mails are written to ${outboxDir}`,
     );
 
-    cleanups.push(() => deleteKeys(config, prefix));
+    if (!options.keep) cleanups.push(() => deleteKeys(config, prefix));
     const worker = await startWorker(config, logger, { schedulers: false, sweepIntervalMs: 250 });
     cleanups.push(() => worker.close());
     const events = new QueueEvents(CHECKS_QUEUE, {
@@ -111,10 +157,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         : `${emails.length} e-mails in ${outboxDir} (each .eml has a .html beside it to open in a browser):`,
     );
     for (const file of emails) out(`  ${path.relative(process.cwd(), file) || file}`);
+    const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+    if (!options.keep) {
+      out(`done in ${seconds} s; demo keys (${prefix}:*) removed`);
+      return { days, emails, prefix };
+    }
+    const file = writeExploreConfig(config, sandbox, options.env.REDIS_URL !== undefined);
+    const thm = `npx thm --config ${path.relative(process.cwd(), file)}`;
+    out(`done in ${seconds} s; demo keys (${prefix}:*) kept, config in ${file}. Explore:`);
+    out(`  ${thm} status`);
+    out(`  ${thm} history --network acme`);
+    out(`  ${thm} invoices --network acme`);
+    out(`  ${thm} silence add --network acme --isp 'comcast' --for 1d --reason 'exploring'`);
+    out(`  ${thm} silence list`);
     out(
-      `done in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; demo keys (${prefix}:*) removed`,
+      `remove the keys when done: redis-cli${options.env.REDIS_URL ? ' -u "$REDIS_URL"' : ''} --scan --pattern '${prefix}:*' | xargs redis-cli${options.env.REDIS_URL ? ' -u "$REDIS_URL"' : ''} del`,
     );
-    return { days, emails, prefix };
+    return { days, emails, prefix, configFile: file };
   } finally {
     for (const cleanup of cleanups.reverse())
       await cleanup().catch((error: Error) => logger.warn(`demo cleanup: ${error.message}`));
