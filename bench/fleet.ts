@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -8,31 +8,42 @@ import { enqueueManualRun } from '../src/jobs/enqueue.js';
 import type { CheckJobData } from '../src/jobs/job-data.js';
 import { CHECKS_QUEUE } from '../src/jobs/names.js';
 import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
+import { startSmtpSink } from './smtp-sink.js';
 import { startWorkerProcess, writeConfigFile } from './worker-process.js';
 
 /**
- * P3: `networks` x `pairs` through the checks queue, processed by ONE `thm worker` child
- * process with the config's default concurrency, against the sandbox (served from this
- * process) and the private redis-server; the alert e-mails go to the outbox dir (no mail.url),
- * written by the worker's own mail queue. The clock runs from the first enqueue to the last
- * completed job (the worker is started and ready before). Every job is a first-day run (fresh
- * prefix), so every network's 2,000 pairs are new and e-mailed.
+ * P3 and P3b: `networks` x `pairs` through the checks queue, processed by `workers` `thm worker`
+ * child processes (one for P3) with the config's default concurrency, against the sandbox
+ * (served from this process) and the private redis-server; the alert e-mails go over SMTP to a
+ * sink on loopback (bench/smtp-sink.ts), sent by the workers' own mail queue. The clock runs
+ * from the first enqueue to the last completed check job (the workers are started and ready
+ * before). Every job is a first-day run (fresh prefix), so every network's 2,000 pairs are new
+ * and e-mailed: exactly one alert e-mail per network is expected, and the sink's count of each
+ * notification id says whether one was lost or sent twice.
  *
- * All three processes share the machine's cores: the figure is the system's, not the worker's
- * alone. The sandbox answers from a cached body per network and day.
+ * All processes share the machine's cores: the figure is the system's, not a worker's alone.
+ * The sandbox answers from a cached body per network and day.
  */
 export interface FleetResult {
   networks: number;
   pairsPerNetwork: number;
   concurrency: number;
+  /** Worker processes taking jobs from the queue. */
+  workers: number;
   seconds: number;
   pairsPerSecond: number;
+  /** The largest VmHWM of the workers, and their sum. */
   workerPeakRssMb: number;
-  /** CPU seconds the worker used for the jobs, and pairs per worker CPU second. */
+  workersPeakRssMbTotal: number;
+  /** CPU seconds the workers used for the jobs, and pairs per worker CPU second. */
   workerCpuSeconds: number;
   pairsPerWorkerCpuSecond: number;
   failed: number;
+  /** Distinct alert e-mails the SMTP sink received (one per network expected). */
   emailsWritten: number;
+  /** Networks whose alert never arrived, and e-mails received more than once. */
+  emailsLost: number;
+  emailsDoubled: number;
 }
 
 const AS_OF = '2026-11-21';
@@ -42,7 +53,9 @@ export async function measureFleet(
   redisUrl: string,
   networks: number,
   pairs: number,
+  workers = 1,
 ): Promise<FleetResult> {
+  const sink = await startSmtpSink();
   const sandbox = await startSandbox({
     scenario: builtinScenario('bench', { networks, pairsPerNetwork: pairs, startDay: AS_OF }),
   });
@@ -51,7 +64,7 @@ export async function measureFleet(
   const env: Record<string, string> = {};
   const raw = {
     redis: { url: redisUrl, prefix },
-    mail: { outboxDir: path.join(dir, 'outbox') },
+    mail: { url: sink.url, outboxDir: path.join(dir, 'outbox') },
     networks: sandbox.keys
       .filter((k) => k.portal === 'network')
       .map((k, i) => {
@@ -67,11 +80,12 @@ export async function measureFleet(
   };
   const config = parseConfig(raw, { env });
   const file = writeConfigFile(dir, 'thm.json', raw);
-  const worker = startWorkerProcess(file, env);
+  const processes = Array.from({ length: workers }, () => startWorkerProcess(file, env));
   const queue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
+  const cpu = () => processes.reduce((sum, w) => sum + w.cpuSeconds(), 0);
   try {
-    await worker.waitForLog('worker started', 60_000);
-    const cpuBefore = worker.cpuSeconds();
+    await Promise.all(processes.map((w) => w.waitForLog('worker started', 60_000)));
+    const cpuBefore = cpu();
     const started = performance.now();
     for (const network of config.networks) {
       await enqueueManualRun(queue, {
@@ -93,31 +107,36 @@ export async function measureFleet(
       failed = counts.failed ?? 0;
     }
     const seconds = (performance.now() - started) / 1000;
-    const cpuSeconds = worker.cpuSeconds() - cpuBefore;
-    const peak = worker.peakRssMb() ?? Number.NaN;
-    const outbox = path.join(dir, 'outbox');
-    let emailsWritten = 0;
-    try {
-      emailsWritten = readdirSync(outbox).filter((f) => f.endsWith('.eml')).length;
-    } catch {
-      emailsWritten = 0;
-    }
+    const cpuSeconds = cpu() - cpuBefore;
+    // The deliveries trail the checks: wait for them (not timed), then a moment for a second
+    // copy of any of them to arrive.
+    const mailDeadline = Date.now() + 120_000;
+    while (sink.received.size < completed && Date.now() < mailDeadline)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const peaks = processes.map((w) => w.peakRssMb() ?? Number.NaN);
+    const doubled = [...sink.received.values()].reduce((sum, n) => sum + n - 1, 0);
     return {
       networks,
       pairsPerNetwork: pairs,
       concurrency: config.worker.concurrency,
+      workers,
       seconds,
       pairsPerSecond: (completed * pairs) / seconds,
-      workerPeakRssMb: peak,
+      workerPeakRssMb: Math.max(...peaks),
+      workersPeakRssMbTotal: peaks.reduce((sum, p) => sum + p, 0),
       workerCpuSeconds: cpuSeconds,
       pairsPerWorkerCpuSecond: (completed * pairs) / cpuSeconds,
       failed,
-      emailsWritten,
+      emailsWritten: sink.received.size,
+      emailsLost: networks - sink.received.size,
+      emailsDoubled: doubled,
     };
   } finally {
-    await worker.stop();
+    await Promise.all(processes.map((w) => w.stop()));
     await queue.close();
     await sandbox.close();
+    await sink.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,5 @@
 import { cpus, totalmem } from 'node:os';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import type { Redis } from 'ioredis';
 
 /**
@@ -124,3 +125,31 @@ export const round = (n: number, digits = 2): number => {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 };
+
+/**
+ * Bytes a step allocates on the V8 heap, garbage included (target P6): the growth of the heap's
+ * used size over the step plus what every collection during it freed (v8.GCProfiler reports
+ * each GC's heap before and after). Buffers (the received body) live outside the heap and are
+ * not counted: their memory is freed after a collection, by a sweeper, so it cannot be
+ * attributed to the step that allocated it. Other work of this process during the step counts
+ * too, so the step runs alone.
+ */
+export async function allocated<T>(
+  work: () => Promise<T>,
+): Promise<{ heapBytes: number; gcs: number; value: T }> {
+  const profiler = new GCProfiler();
+  const before = getHeapStatistics();
+  profiler.start();
+  const value = await work();
+  const after = getHeapStatistics();
+  const stats = profiler.stop()?.statistics ?? [];
+  let heapFreed = 0;
+  for (const gc of stats) {
+    heapFreed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  }
+  return {
+    heapBytes: after.used_heap_size - before.used_heap_size + heapFreed,
+    gcs: stats.length,
+    value,
+  };
+}

@@ -7,13 +7,23 @@ import { MAIL_QUEUE } from '../src/jobs/names.js';
 import { createRuntime } from '../src/jobs/runtime.js';
 import { runTrafficCheck, type CheckOutcome } from '../src/jobs/traffic-check.js';
 import { silentLogger } from '../src/log.js';
-import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
 import { RedisStore } from '../src/store/redis-store.js';
-import { commandCalls, commandsBetween, median, timed, total, usedMemory } from './measure.js';
+import {
+  allocated,
+  collectGarbage,
+  commandCalls,
+  commandsBetween,
+  median,
+  timed,
+  total,
+  usedMemory,
+} from './measure.js';
+import { startSandboxProcess } from './sandbox-process.js';
 
 /**
- * P1, P2 and P4 on one network of N declining pairs, in this process, against the sandbox over
- * loopback and a private redis-server:
+ * P1, P2, P4 and P6 on one network of N declining pairs, run in this process against the
+ * sandbox in a process of its own (as the partner's API is: its serving work is on neither side
+ * of the ratio) over loopback, and a private redis-server:
  *
  * - baseline: undici request of isptrends + body.text() + JSON.parse, nothing else;
  * - first day: `runTrafficCheck` on a fresh Redis prefix (no history: every pair is new, the
@@ -22,9 +32,10 @@ import { commandCalls, commandsBetween, median, timed, total, usedMemory } from 
  * - steady state: the next as-of date on the same prefix (every pair active, still declining:
  *   ongoing, no e-mail).
  *
- * The two are timed alternately with the baseline, each step after a full GC, and the figure is
- * the ratio of medians. Commands (P2) and memory (P4) come from separate repetitions, so the
- * INFO probes do not touch the timed ones.
+ * The two are timed alternately with the baseline (baseline, first day, baseline, steady state,
+ * repeated), and the figure is the ratio of medians; the range is that of the repetitions' own
+ * ratios (each run over the baseline timed just before it). Commands (P2), memory (P4) and
+ * allocation (P6) come from separate repetitions, so their probes do not touch the timed ones.
  */
 
 export interface SingleNetworkResult {
@@ -35,6 +46,12 @@ export interface SingleNetworkResult {
   steadyMs: number;
   firstDayRatio: number;
   steadyRatio: number;
+  /** [min, max] of the repetitions' own ratios (run / the baseline timed just before it). */
+  range: { firstDayRatio: [number, number]; steadyRatio: [number, number] };
+  /** Every timed repetition, ms, in order. */
+  runsMs: { fetchParse: number[]; firstDay: number[]; steady: number[] };
+  /** P6, when measured at this size: see AllocationResult. */
+  allocation?: AllocationResult;
   /**
    * The same ratios in CPU time of this process (the sandbox's serving included on both sides,
    * Redis's work excluded): less sensitive to other load on a shared machine.
@@ -52,6 +69,20 @@ export interface SingleNetworkResult {
   outcome: Pick<CheckOutcome, 'counts' | 'pairsListed' | 'emailDecided'>;
 }
 
+/**
+ * P6: V8 heap bytes allocated (garbage included, bench/measure.ts `allocated`) by one
+ * traffic-check and by the baseline fetch + JSON.parse of the same body, medians over `runs`,
+ * alternated; `range` is that of each run's ratio to the baseline measured just before it.
+ */
+export interface AllocationResult {
+  runs: number;
+  fetchParse: { heapMb: number };
+  firstDay: { heapMb: number; gcs: number };
+  steady: { heapMb: number; gcs: number };
+  ratio: { firstDay: number; steady: number };
+  range: { firstDay: [number, number]; steady: [number, number] };
+}
+
 const FIRST_DAY = '2026-11-21';
 const NEXT_DAY = '2026-11-22';
 const NETWORK = 'bench-1';
@@ -61,13 +92,12 @@ export async function measureSingleNetwork(
   redisUrl: string,
   pairs: number,
   repetitions: number,
+  allocationRuns = 0,
 ): Promise<SingleNetworkResult> {
-  const sandbox = await startSandbox({
-    scenario: builtinScenario('bench', {
-      networks: 1,
-      pairsPerNetwork: pairs,
-      startDay: FIRST_DAY,
-    }),
+  const sandbox = await startSandboxProcess({
+    networks: 1,
+    pairsPerNetwork: pairs,
+    startDay: FIRST_DAY,
   });
   const key = sandbox.keys.find((k) => k.network === NETWORK && k.portal === 'network')!.key;
   const config = parseConfig(
@@ -106,21 +136,65 @@ export async function measureSingleNetwork(
     queues.push(rt.mailQueue);
     await rt.mailQueue.waitUntilReady();
   };
+  let day = '';
+  const setDay = async (asOf: string) => {
+    if (asOf === day) return;
+    await sandbox.setDay(asOf);
+    day = asOf;
+  };
   const check = async (asOf: string) => {
-    sandbox.setDay(asOf);
+    await setDay(asOf);
     const outcome = await runTrafficCheck(rt, { networkId: NETWORK, asOf });
     if (outcome.status !== 'done' || outcome.outcome !== 'ok')
       throw new Error(`bench run of ${asOf} was ${outcome.status}/${outcome.outcome}`);
     return outcome;
   };
   const fetchAndParse = async (asOf: string): Promise<number> => {
-    sandbox.setDay(asOf);
+    await setDay(asOf);
     const response = await request(`${sandbox.baseUrl}/networks/traffic/isptrends`, {
       dispatcher: agent,
       headers: { 'x-service-api-key': key, accept: 'application/json' },
     });
     const parsed = JSON.parse(await response.body.text()) as { entries: unknown[] };
     return parsed.entries.length;
+  };
+
+  /** P6: allocation of the baseline and of the check, alternated, `runs` times. */
+  const measureAllocation = async (runs: number): Promise<AllocationResult> => {
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    const base: number[] = [];
+    const first: Array<{ heap: number; gcs: number }> = [];
+    const next: Array<{ heap: number; gcs: number }> = [];
+    for (let i = 0; i < runs; i += 1) {
+      await freshPrefix();
+      for (const asOf of [FIRST_DAY, NEXT_DAY]) {
+        await setDay(asOf);
+        collectGarbage();
+        base.push((await allocated(() => fetchAndParse(asOf))).heapBytes);
+        collectGarbage();
+        const run = await allocated(() => check(asOf));
+        (asOf === FIRST_DAY ? first : next).push({ heap: run.heapBytes, gcs: run.gcs });
+      }
+    }
+    const baseHeap = median(base);
+    const ratios = (list: Array<{ heap: number }>, offset: number) =>
+      list.map((a, i) => a.heap / base[2 * i + offset]!);
+    const span = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+    const of = (list: Array<{ heap: number; gcs: number }>) => ({
+      heapMb: mb(median(list.map((a) => a.heap))),
+      gcs: median(list.map((a) => a.gcs)),
+    });
+    return {
+      runs,
+      fetchParse: { heapMb: mb(baseHeap) },
+      firstDay: of(first),
+      steady: of(next),
+      ratio: {
+        firstDay: median(first.map((a) => a.heap)) / baseHeap,
+        steady: median(next.map((a) => a.heap)) / baseHeap,
+      },
+      range: { firstDay: span(ratios(first, 0)), steady: span(ratios(next, 1)) },
+    };
   };
 
   try {
@@ -143,6 +217,7 @@ export async function measureSingleNetwork(
     for (let i = 0; i < repetitions; i += 1) {
       await freshPrefix();
       for (const day of [FIRST_DAY, NEXT_DAY]) {
+        await setDay(day);
         const fetched = await timed(() => fetchAndParse(day));
         baseline.push(fetched.ms);
         cpuBaseline.push(fetched.cpuMs);
@@ -178,7 +253,12 @@ export async function measureSingleNetwork(
     const keyBytes = Number(await redis.call('MEMORY', 'USAGE', networkKey, 'SAMPLES', '0'));
     const steadyCount = await counted(NEXT_DAY);
 
+    const allocation = allocationRuns > 0 ? await measureAllocation(allocationRuns) : undefined;
+
     const fetchParseMs = median(baseline);
+    const ratios = (runs: number[], offset: number) =>
+      runs.map((ms, i) => ms / baseline[2 * i + offset]!);
+    const span = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
     return {
       pairs,
       repetitions,
@@ -187,6 +267,9 @@ export async function measureSingleNetwork(
       steadyMs: median(steady),
       firstDayRatio: median(firstDay) / fetchParseMs,
       steadyRatio: median(steady) / fetchParseMs,
+      range: { firstDayRatio: span(ratios(firstDay, 0)), steadyRatio: span(ratios(steady, 1)) },
+      runsMs: { fetchParse: baseline, firstDay, steady },
+      allocation,
       cpu: {
         fetchParseMs: median(cpuBaseline),
         firstDayMs: median(cpuFirstDay),

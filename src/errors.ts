@@ -45,8 +45,40 @@ export type ThmErrorCode =
   | 'THM_TIMEOUT'
   /** Redis unreachable or a store invariant broken. */
   | 'THM_STORE'
+  /**
+   * A config reload whose file was valid but could not be applied (the schedulers could not be
+   * reconciled): the worker goes on with the config it had. `POST /-/reload` answers with it.
+   */
+  | 'THM_RELOAD'
   /** A bug: an error that is none of the above (a plain Error, or a broken invariant). */
   | 'THM_INTERNAL';
+
+/**
+ * Every code of the family, at run time (a stored code is read against it): the compiler keeps
+ * it equal to ThmErrorCode. Codes on an error's `cause` (ECONNRESET, UND_ERR_*, the client's
+ * THM_DEADLINE_TIMEOUT) describe the network below a ThmError and are not codes of the family.
+ */
+const CODES: Record<ThmErrorCode, true> = {
+  THM_CONFIG: true,
+  THM_USAGE: true,
+  THM_API_AUTH: true,
+  THM_API_REALM: true,
+  THM_API_PREMIUM_REQUIRED: true,
+  THM_API_INVALID_RESPONSE: true,
+  THM_API_TRANSIENT: true,
+  THM_API_RETRY_LATER: true,
+  THM_API_HTTP: true,
+  THM_API_REQUEST_INVALID: true,
+  THM_SMTP_REJECTED: true,
+  THM_SMTP_TRANSIENT: true,
+  THM_CHANNEL_REJECTED: true,
+  THM_CHANNEL_TRANSIENT: true,
+  THM_TIMEOUT: true,
+  THM_STORE: true,
+  THM_RELOAD: true,
+  THM_INTERNAL: true,
+};
+export const THM_ERROR_CODES = Object.keys(CODES) as [ThmErrorCode, ...ThmErrorCode[]];
 
 export interface ThmErrorOptions {
   retryable?: boolean;

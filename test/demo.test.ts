@@ -38,6 +38,28 @@ describe('thm demo', () => {
       .sort();
     expect(emls).toHaveLength(6);
     expect(readdirSync(outbox).filter((f) => f.endsWith('.html'))).toHaveLength(6);
+    // Beside each e-mail, what its webhook and Slack posts would be (no URL set).
+    expect(r.stdout).toMatch(/12 channel messages in .*: what would be posted to a webhook/);
+    const posts = readdirSync(outbox).filter((f) => f.endsWith('.json'));
+    expect(posts.sort()).toEqual(
+      emls.flatMap((f) => [
+        f.replace(/\.eml$/, '-slack.json'),
+        f.replace(/\.eml$/, '-webhook.json'),
+      ]),
+    );
+    const hook = JSON.parse(
+      readFileSync(
+        path.join(
+          outbox,
+          emls
+            .find((f) => f.startsWith('2026-11-17-acme-alert'))!
+            .replace(/\.eml$/, '-webhook.json'),
+        ),
+        'utf8',
+      ),
+    ) as { version: number; kind: string; counts: { new: number }; pairs: unknown[] };
+    expect(hook).toMatchObject({ version: 1, kind: 'alert', counts: { new: 10 } });
+    expect(hook.pairs).toHaveLength(10);
     const blocked = await simpleParser(
       readFileSync(
         path.join(

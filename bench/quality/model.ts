@@ -30,7 +30,8 @@ export type IncidentShape =
   | 'slide'
   | 'slide-smaller'
   | 'low-volume'
-  | 'weekend-dip';
+  | 'weekend-dip'
+  | 'escalation';
 
 export const INCIDENT_SHAPES: readonly IncidentShape[] = [
   'isp-filter',
@@ -40,6 +41,7 @@ export const INCIDENT_SHAPES: readonly IncidentShape[] = [
   'slide-smaller',
   'low-volume',
   'weekend-dip',
+  'escalation',
 ];
 
 export interface Incident {
@@ -56,6 +58,8 @@ export interface Incident {
   minVolume: number;
   /** Shape-specific figure: the drop (0..1) of a step, the daily decline of a slide. */
   depth: number;
+  /** escalation: the first day of its deeper drop (the day it should be e-mailed as worse). */
+  escalatesOn?: number;
 }
 
 export interface SimPair {
@@ -86,6 +90,11 @@ export interface SimNetwork {
 export const SLIDE = { perDay: 0.06, days: 12, minVolume: 500 } as const;
 /** Step drops ("one ISP filtering one domain") on pairs of at least this many clicks a day. */
 export const STEP_MIN_VOLUME = 200;
+/**
+ * Escalation: a pair of at least minVolume clicks a day down `first` for 3-5 days (a warning),
+ * then down 60-90% for 3-5 days (critical: the day it should be e-mailed as worse), then back.
+ */
+export const ESCALATION = { minVolume: 500, first: 0.3, second: { min: 0.6, max: 0.9 } } as const;
 
 export function buildNetwork(rng: Random, name: string, withIncidents: boolean): SimNetwork {
   const pairs: SimPair[] = [];
@@ -125,7 +134,51 @@ export function buildNetwork(rng: Random, name: string, withIncidents: boolean):
     }
     return series;
   });
+  if (withIncidents) {
+    // Laid over the clicks with its own random source, so that adding it left every other
+    // incident and click of the simulation as it was.
+    const escalation = planEscalation(new Random(day0 * 131 + name.length), pairs, incidents);
+    const index = pairs.findIndex((p) => p.key === escalation.pairs[0]);
+    thin(new Random(day0 * 137 + 1), clicks[index] as number[], escalation);
+    incidents.push(escalation);
+  }
   return { name, pairs, incidents, day0, clicks };
+}
+
+function planEscalation(rng: Random, pairs: SimPair[], incidents: Incident[]): Incident {
+  const taken = new Set(incidents.flatMap((i) => i.pairs));
+  const free = pairs.filter((p) => !taken.has(p.key));
+  const large = free.filter((p) => p.volume >= ESCALATION.minVolume);
+  const pair = large.length > 0 ? rng.pick(large) : free.sort((a, b) => b.volume - a.volume)[0];
+  if (pair === undefined) throw new RangeError('no pair left for the escalation');
+  const start = rng.int(6, 40);
+  const escalatesOn = start + rng.int(3, 5);
+  const second =
+    ESCALATION.second.min + rng.next() * (ESCALATION.second.max - ESCALATION.second.min);
+  return {
+    shape: 'escalation',
+    pairs: [pair.key],
+    start,
+    end: escalatesOn + rng.int(3, 5) - 1,
+    factor: (day) => (day < escalatesOn ? 1 - ESCALATION.first : 1 - second),
+    minVolume: pair.volume,
+    depth: second,
+    escalatesOn,
+  };
+}
+
+/**
+ * Lowers a pair's clicks by an incident's factor after they were drawn: each click survives
+ * with that probability (a Poisson count thinned so is Poisson with the lowered mean).
+ */
+function thin(rng: Random, series: number[], incident: Incident): void {
+  for (let day = incident.start; day <= incident.end && day < SIM_DAYS; day++) {
+    const at = day + HISTORY_DAYS;
+    const keep = incident.factor(day);
+    let kept = 0;
+    for (let c = series[at] as number; c > 0; c--) if (rng.next() < keep) kept++;
+    series[at] = kept;
+  }
 }
 
 function weekdayOf(dayNumber: number): number {

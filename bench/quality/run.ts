@@ -38,7 +38,11 @@ function summary(report: QualityReport): string {
       `  ${s.shape.padEnd(16)} ${String(s.incidents).padStart(3)} incidents  ` +
       `delay median ${String(s.medianDelay ?? '-').padStart(3)} max ${String(s.maxDelay ?? '-').padStart(3)}  ` +
       `first day ${(s.firstDayShare * 100).toFixed(0).padStart(3)}%  missed ${s.missed}  ` +
-      `over budget ${s.overBudget}  split starts ${s.splitStarts}`,
+      `over budget ${s.overBudget}  split starts ${s.splitStarts}` +
+      (s.medianClearLag === null ? '' : `  clear lag ${s.medianClearLag}/${s.maxClearLag}`) +
+      (s.shape === 'escalation'
+        ? `  worse delay ${s.medianEscalationDelay ?? '-'}/${s.maxEscalationDelay ?? '-'} (missed ${s.escalationsMissed})`
+        : ''),
   );
   return [
     `alert quality: ${report.seeds.length} seeds, ${report.networks} networks x ${report.days / report.networks} days`,

@@ -58,6 +58,17 @@ export interface IncidentResult {
   clears: number;
   /** E-mails beyond start + one reminder per renotifyAfterDays + clear. */
   excess: number;
+  /**
+   * Runs from the last run that can see the incident (the day after it ended; a block for
+   * good: 7 days after it began) to the e-mail that clears it; clearAfterRuns when nothing
+   * holds it longer. null: a slide (never ends), or not cleared inside the 60 days.
+   */
+  clearLag: number | null;
+  /**
+   * escalation only: days of its deeper drop the monitor had seen when it first e-mailed the
+   * pair as worse (or new) after it began (1 = its first day); null: never, or another shape.
+   */
+  escalationDelay: number | null;
 }
 
 export interface SeedResult {
@@ -130,6 +141,17 @@ function incidentWindow(incident: Incident, settings: AlertSettings): [number, n
   return [incident.start + 1, last];
 }
 
+/**
+ * The last as-of day whose list can show the incident (null: a slide, which never ends). A
+ * block for good and a weekend dip leave the list once their comparison days are inside them:
+ * 7 days after the block began; after the dip's first weekend.
+ */
+function lastVisible(incident: Incident): number | null {
+  if (incident.shape === 'permanent-block') return incident.start + 7;
+  if (incident.shape === 'weekend-dip') return incident.start + 2;
+  return Number.isFinite(incident.end) ? incident.end + 1 : null;
+}
+
 function score(
   seed: number,
   network: SimNetwork,
@@ -154,6 +176,8 @@ function score(
     reminders: 0,
     clears: 0,
     lastStart: 0,
+    cleared: null as number | null,
+    escalated: null as number | null,
   }));
   for (const email of emails) {
     const touched = new Map<number, Set<PairClass>>();
@@ -176,6 +200,15 @@ function score(
       if (classes.has('new') || classes.has('worse')) tally.startEmails++;
       else if (classes.has('reminder')) tally.reminders++;
       else if (classes.has('cleared')) tally.clears++;
+      if (classes.has('cleared')) tally.cleared = email.asOf;
+      const escalatesOn = network.incidents[i]?.escalatesOn;
+      if (
+        escalatesOn !== undefined &&
+        email.asOf > escalatesOn &&
+        (classes.has('worse') || classes.has('new'))
+      ) {
+        tally.escalated ??= email.asOf;
+      }
     }
   }
   let quietDays = 0;
@@ -185,8 +218,12 @@ function score(
     const tally = perIncident[i] as (typeof perIncident)[number];
     const emailed = emails.filter((e) => e.events.some((ev) => owner(ev.key, e.asOf) === i));
     const span = emailed.length > 0 ? (emailed.at(-1)?.asOf ?? 0) - (emailed[0]?.asOf ?? 0) : 0;
+    // An escalation may send one worse e-mail: its second, deeper drop is news.
     const allowed =
-      1 + (settings.renotifyAfterDays > 0 ? Math.floor(span / settings.renotifyAfterDays) : 0) + 1;
+      1 +
+      (settings.renotifyAfterDays > 0 ? Math.floor(span / settings.renotifyAfterDays) : 0) +
+      1 +
+      (incident.escalatesOn === undefined ? 0 : 1);
     return {
       seed,
       network: network.name,
@@ -200,6 +237,14 @@ function score(
       reminders: tally.reminders,
       clears: tally.clears,
       excess: Math.max(0, tally.emails - allowed),
+      clearLag:
+        lastVisible(incident) === null || tally.cleared === null
+          ? null
+          : tally.cleared - (lastVisible(incident) as number),
+      escalationDelay:
+        incident.escalatesOn === undefined || tally.escalated === null
+          ? null
+          : tally.escalated - incident.escalatesOn,
     };
   });
   return {
@@ -257,8 +302,15 @@ export interface ShapeSummary {
   firstDayShare: number;
   /** Incidents that sent more than start + reminders + clear. */
   overBudget: number;
-  /** Incidents whose start took more than one e-mail. */
+  /** Incidents whose start took more than one e-mail (an escalation: more than it and worse). */
   splitStarts: number;
+  /** Median and largest clearLag (null: none of them ends). */
+  medianClearLag: number | null;
+  maxClearLag: number | null;
+  /** escalation only: median and largest escalationDelay, and how many never got one. */
+  medianEscalationDelay: number | null;
+  maxEscalationDelay: number | null;
+  escalationsMissed: number;
 }
 
 export interface QualityReport {
@@ -299,6 +351,8 @@ export function runQuality(options: QualityOptions = DEFAULT_OPTIONS): QualityRe
   const shapes = INCIDENT_SHAPES.map((shape): ShapeSummary => {
     const of = incidents.filter((i) => i.shape === shape);
     const delays = of.flatMap((i) => (i.delay === null ? [] : [i.delay]));
+    const lags = of.flatMap((i) => (i.clearLag === null ? [] : [i.clearLag]));
+    const escalations = of.flatMap((i) => (i.escalationDelay === null ? [] : [i.escalationDelay]));
     return {
       shape,
       incidents: of.length,
@@ -307,7 +361,13 @@ export function runQuality(options: QualityOptions = DEFAULT_OPTIONS): QualityRe
       maxDelay: delays.length > 0 ? Math.max(...delays) : null,
       firstDayShare: of.length > 0 ? of.filter((i) => i.delay === 1).length / of.length : 0,
       overBudget: of.filter((i) => i.excess > 0).length,
-      splitStarts: of.filter((i) => i.startEmails > 1).length,
+      splitStarts: of.filter((i) => i.startEmails > (i.shape === 'escalation' ? 2 : 1)).length,
+      medianClearLag: median(lags),
+      maxClearLag: lags.length > 0 ? Math.max(...lags) : null,
+      medianEscalationDelay: median(escalations),
+      maxEscalationDelay: escalations.length > 0 ? Math.max(...escalations) : null,
+      escalationsMissed:
+        shape === 'escalation' ? of.filter((i) => i.escalationDelay === null).length : 0,
     };
   });
   const slidePerSeed = seeds.map((s) =>

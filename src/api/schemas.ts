@@ -29,8 +29,6 @@ export const PERIODS = [
   'thirty_days_ago',
 ] as const;
 export const COMPARISONS = ['seven', 'fourteen', 'thirty'] as const;
-export type Period = (typeof PERIODS)[number];
-export type Comparison = (typeof COMPARISONS)[number];
 
 const count = z.number().int().nonnegative();
 const integer = z.number().int();
@@ -94,6 +92,14 @@ export const invoiceSummarySchema = z.looseObject({
   paid: z.number(),
 });
 export type InvoiceSummary = z.infer<typeof invoiceSummarySchema>;
+
+/**
+ * The summary's request body: filters.status is a string (`unpaid` for unpaid invoices; the
+ * other values and filters are not shown, so any string and any other field pass).
+ */
+export const invoiceSummaryRequestSchema = z.looseObject({
+  filters: z.looseObject({ status: z.string() }),
+});
 
 /** The paging envelope of list and search endpoints. */
 export const pagingSchema = z.looseObject({

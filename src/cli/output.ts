@@ -1,3 +1,5 @@
+import type { ThmErrorCode } from '../errors.js';
+
 /**
  * How the CLI talks to a person or a script: `--json` prints exactly one JSON document on
  * stdout; everything else (logs, progress) goes to stderr.
@@ -42,12 +44,12 @@ export function formatTable(header: string[], rows: string[][]): string {
 /** The one JSON document of a failed command run with `--json`. */
 export interface JsonFailure {
   ok: false;
-  error: { code: string; message: string } & Record<string, unknown>;
+  error: { code: ThmErrorCode; message: string } & Record<string, unknown>;
   [extra: string]: unknown;
 }
 
 export function printJsonFailure(
-  code: string,
+  code: ThmErrorCode,
   message: string,
   extra: { error?: Record<string, unknown>; [key: string]: unknown } = {},
 ): void {

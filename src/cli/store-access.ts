@@ -1,8 +1,15 @@
 import type { Config } from '../config/load.js';
 import { ThmError } from '../errors.js';
-import { connectRedis, describeRedis, type RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../jobs/redis.js';
 import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
+
+/**
+ * How long a CLI connection's disconnect waits for its socket to close. ioredis's default, 2 s,
+ * is a timer it also starts for a socket that is closed already (Redis refused the connection):
+ * every `thm` command that could not reach Redis stayed alive 2 s after saying so.
+ */
+export const CLI_DISCONNECT_TIMEOUT_MS = 200;
 
 /**
  * A short-lived store connection for one CLI command: fails fast with one line when Redis
@@ -12,12 +19,16 @@ export async function withStore<T>(
   config: Config,
   work: (store: RedisStore, redis: RedisClient) => Promise<T>,
 ): Promise<T> {
+  // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis
+  // (target P7, docs/performance.md).
+  const { connectRedis, describeRedis } = await import('../jobs/redis.js');
   // The one-line error below says it all: no connection-problem log lines on a terminal.
   const redis = connectRedis(config.redis, silentLogger, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => (times > 2 ? null : 100),
     connectTimeout: 3_000,
+    disconnectTimeout: CLI_DISCONNECT_TIMEOUT_MS,
   });
   try {
     await redis.connect();

@@ -56,6 +56,8 @@ export interface RedisConfig {
   prefix: string;
   sentinel?: { name: string; nodes: string[]; password?: Secret };
   cluster?: { nodes: string[] };
+  /** Writes count once this many replicas have them (WAIT): 0 = no WAIT. */
+  confirm: { replicas: number; timeoutMs: number };
 }
 
 export interface LoadOptions {
@@ -195,6 +197,7 @@ function resolveChannels(
     const at = `${where}[${j}]`;
     const resolved: ChannelConfig = { type: channel.type, name: names[j]! };
     if (channel.kinds) resolved.kinds = [...channel.kinds];
+    if (channel.timeoutMs !== undefined) resolved.timeoutMs = channel.timeoutMs;
     const url =
       channel.type === 'webhook' && channel.url !== undefined
         ? channel.url
@@ -304,7 +307,14 @@ function commaList(value: string): string[] {
 }
 
 function resolveRedis(redis: ParsedConfig['redis'], env: NodeJS.ProcessEnv): RedisConfig {
-  const resolved: RedisConfig = { url: new Secret(redis.url), prefix: redis.prefix };
+  const resolved: RedisConfig = {
+    url: new Secret(redis.url),
+    prefix: redis.prefix,
+    confirm: {
+      replicas: redis.confirmReplicas ?? (redis.sentinel || redis.cluster ? 1 : 0),
+      timeoutMs: redis.confirmTimeoutMs,
+    },
+  };
   if (redis.sentinel) {
     const { passwordEnv, ...sentinel } = redis.sentinel;
     let password: Secret | undefined;

@@ -1,6 +1,6 @@
 import cronParser from 'cron-parser';
 import { z } from 'zod';
-import { CHANNEL_NAME, type ChannelType } from '../notify/channels/types.js';
+import { CHANNEL_NAME, EMAIL_CHANNEL, type ChannelType } from '../notify/channels/types.js';
 import { displayText, mailbox } from './mailbox.js';
 
 /**
@@ -44,6 +44,12 @@ const cron = z.string().superRefine((value, ctx) => {
 });
 
 const email = z.email({ message: 'not a valid e-mail address' });
+/** A dead man's switch URL (heartbeat.url, networks[].heartbeat.*): pinged with GET, http(s) only. */
+const heartbeatUrl = z
+  .url({ message: 'not a valid URL' })
+  .refine((value) => /^https?:\/\//i.test(value), {
+    message: 'must be an http:// or https:// URL',
+  });
 
 /**
  * A network id: a slug, because it is part of Redis key names (src/store/keys.ts), job ids and
@@ -80,6 +86,7 @@ const channelCommon = {
   name: z
     .string()
     .regex(CHANNEL_NAME, 'must be a slug of at most 24 characters: a-z, 0-9, - and _')
+    .refine((name) => name !== EMAIL_CHANNEL, `"${EMAIL_CHANNEL}" names the e-mail: choose another`)
     .optional(),
   /** Kinds posted to the channel; absent: every kind. */
   kinds: z
@@ -88,6 +95,11 @@ const channelCommon = {
     .optional(),
   urlEnv: envName.optional(),
   urlFile: z.string().min(1).optional(),
+  /**
+   * The deadline of one post, connect to the last byte of the reply read; a post that misses it
+   * is retried like a 5xx. Absent: 20000 (DEFAULT_CHANNEL_TIMEOUTS.totalMs).
+   */
+  timeoutMs: z.number().int().min(100).max(120_000).optional(),
 };
 
 /**
@@ -175,7 +187,7 @@ export const alertsSchema = z
     criticalDropPercent: z.number().gt(0).max(100).default(50),
     /** Re-send an active, still alertable pair after this many days; 0 = never. */
     renotifyAfterDays: z.number().int().min(0).default(7),
-    /** An active pair clears after this many runs in a row without being alertable. */
+    /** An active pair clears after this many quiet runs (not alertable, not held: monitor/hold.ts). */
     clearAfterRuns: z.number().int().min(1).default(2),
     /** Whether cleared pairs are e-mailed. */
     notifyCleared: z.boolean().default(true),
@@ -242,9 +254,9 @@ export const networkSchema = z
     heartbeat: z
       .object({
         /** Pinged by this network's traffic-checks: /start, then success or /fail. */
-        url: z.url({ message: 'not a valid URL' }).optional(),
+        url: heartbeatUrl.optional(),
         /** The same for its invoice snapshots. */
-        invoicesUrl: z.url({ message: 'not a valid URL' }).optional(),
+        invoicesUrl: heartbeatUrl.optional(),
       })
       .strict()
       .prefault({}),
@@ -353,6 +365,17 @@ const redisSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * A run's commit counts as done once this many replicas have it (Redis WAIT), so that a
+     * failover cannot take back a run reported done or an e-mail about to be sent. Default: 1
+     * with `sentinel` or `cluster`, else 0 (no WAIT).
+     */
+    confirmReplicas: z.number().int().min(0).max(16).optional(),
+    /**
+     * How long a commit waits for that; a node demoted meanwhile makes the run go again on the
+     * new master, a node still master after it keeps the write (logged). @defaultValue 10000
+     */
+    confirmTimeoutMs: z.number().int().min(100).default(10_000),
   })
   .strict()
   .superRefine((redis, ctx) => {
@@ -454,12 +477,7 @@ export const configSchema = z
     heartbeat: z
       .object({
         /** GET on each run's success, URL + "/fail" on failure. http(s) only. */
-        url: z
-          .url({ message: 'not a valid URL' })
-          .refine((value) => /^https?:\/\//i.test(value), {
-            message: 'must be an http:// or https:// URL',
-          })
-          .optional(),
+        url: heartbeatUrl.optional(),
       })
       .strict()
       .prefault({}),

@@ -7,8 +7,8 @@ const REDACTED = '[redacted]';
  * inspects as `[redacted]`, so a config object, an error or a log line that carries one by
  * accident still shows nothing. Only `reveal()` returns the value; it is called where a value
  * is used (the API client's header, the SMTP, Redis, heartbeat and channel URLs, the dashboard
- * password), where it is shown redacted (`redactUrl`), and where two configs are compared
- * (config reload). `grep -rn "reveal()" src` lists them; a new caller must be one of these.
+ * password), where it is shown redacted (`redactUrl`), and where two configs or endpoints are
+ * compared (config reload; the channel sender's bound per endpoint, by a hash of the URL). `grep -rn "reveal()" src` lists them; a new caller must be one of these.
  */
 export class Secret {
   readonly #value: string;

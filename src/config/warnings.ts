@@ -27,6 +27,22 @@ export function configWarnings(
   now = Date.now(),
 ): ConfigWarning[] {
   const inDstGap = dstGapChecker(now);
+  // Per (pattern, zone), asked once: a fleet's networks mostly share a schedule, and walking a
+  // cron through two days took ~5 ms a network (1,000 networks: seconds of a worker's start,
+  // target P5, docs/performance.md).
+  const schedules = new Map<string, { gaps: string[]; interval: number }>();
+  const schedule = (pattern: string, timeZone: string) => {
+    const key = `${timeZone} ${pattern}`;
+    let known = schedules.get(key);
+    if (known === undefined) {
+      known = {
+        gaps: inDstGap(pattern, timeZone),
+        interval: shortestIntervalMs(pattern, timeZone, now),
+      };
+      schedules.set(key, known);
+    }
+    return known;
+  };
   const warnings: ConfigWarning[] = [];
   networks.forEach((network, index) => {
     const keyFile = worldReadable(network.apiKeyPath);
@@ -41,7 +57,7 @@ export function configWarnings(
     if (network.invoices.enabled) crons.push(['invoices.cron', network.invoices.cron]);
     for (const [name, pattern] of crons) {
       const field = `networks[${index}].${name}`;
-      const gaps = inDstGap(pattern, network.timezone);
+      const { gaps, interval } = schedule(pattern, network.timezone);
       if (gaps.length > 0) {
         warnings.push({
           network: network.id,
@@ -49,7 +65,6 @@ export function configWarnings(
           message: `"${pattern}" falls in a daylight-saving gap of ${network.timezone} (local ${gaps.join(', ')}): that day's run may be skipped or shifted; pick a time outside 01:00-03:59`,
         });
       }
-      const interval = shortestIntervalMs(pattern, network.timezone, now);
       if (interval < 3_600_000) {
         warnings.push({
           network: network.id,

@@ -12,6 +12,7 @@ import type { CheckOutcome } from '../jobs/traffic-check.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import { connectRedis, scanKeys } from '../jobs/redis.js';
 import { silentLogger, type Logger } from '../log.js';
+import { RUN_KINDS } from '../monitor/types.js';
 import { outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {
@@ -22,9 +23,18 @@ import {
 } from './private-redis.js';
 
 /**
+ * Each demo day runs every kind of run, the invoice snapshot first: that day's alert then shows
+ * that day's invoice summary.
+ */
+const DAY_ORDER = [...RUN_KINDS].sort(
+  (a, b) => Number(b === 'invoice-snapshot') - Number(a === 'invoice-snapshot'),
+);
+
+/**
  * `thm demo`: the whole product end to end with nothing configured. The sandbox serves a
  * built-in eight-day story; the real worker and queue run each day's invoice-snapshot and
- * traffic-check; e-mails go to ./outbox (or to SMTP_URL). It uses its own key prefix and
+ * traffic-check; e-mails go to ./outbox (or to SMTP_URL), and what the two channels (a webhook
+ * and Slack, without endpoints) would post is written beside them as .json files. It uses its own key prefix and
  * deletes its keys at the end; with `keep`, it leaves them and writes a config beside them
  * (./thm-demo/thm.yaml) for `thm status`, `history` and `silence` to explore what it did.
  */
@@ -40,6 +50,8 @@ export interface DemoOptions {
 export interface DemoResult {
   days: Array<{ asOf: string; outcomes: CheckOutcome[] }>;
   emails: string[];
+  /** The .json files of the channel deliveries (what would be posted). */
+  channelFiles: string[];
   prefix: string;
   /** With `keep`: the config written to explore the kept keys. */
   configFile?: string;
@@ -71,6 +83,7 @@ function writeExploreConfig(config: Config, sandbox: Sandbox, fromEnv: boolean):
       prefix: config.redis.prefix,
     },
     mail: { outboxDir: config.mail.outboxDir },
+    channels: DEMO_CHANNELS,
     networks,
   };
   const file = path.join(dir, 'thm.yaml');
@@ -122,7 +135,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const asOf of demoDays()) {
       sandbox.setDay(asOf);
       const outcomes: CheckOutcome[] = [];
-      for (const kind of ['invoice-snapshot', 'traffic-check'] as const) {
+      for (const kind of DAY_ORDER) {
         const jobs = await Promise.all(
           config.networks.map((network) =>
             enqueueManualRun(worker.checksQueue, {
@@ -135,7 +148,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           ),
         );
         for (const { job } of jobs) {
-          const result = await waitForJob<CheckOutcome>(job, events, 30_000);
+          const result = await waitForJob<CheckOutcome>(worker.checksQueue, job, events, 30_000);
           if (result.state !== 'completed')
             throw new ThmError(
               'THM_TIMEOUT',
@@ -150,6 +163,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
 
     const emails = config.mail.url ? [] : emailFiles(outboxDir, days);
+    const channelFiles = deliveryFiles(outboxDir, days);
     out('');
     out(
       config.mail.url
@@ -157,10 +171,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         : `${emails.length} e-mails in ${outboxDir} (each .eml has a .html beside it to open in a browser):`,
     );
     for (const file of emails) out(`  ${path.relative(process.cwd(), file) || file}`);
+    out(
+      `${channelFiles.length} channel messages in ${outboxDir}: what would be posted to a webhook (-webhook.json) and to Slack (-slack.json), had they a URL (README "Channels")`,
+    );
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     if (!options.keep) {
       out(`done in ${seconds} s; demo keys (${prefix}:*) removed`);
-      return { days, emails, prefix };
+      return { days, emails, channelFiles, prefix };
     }
     const file = writeExploreConfig(config, sandbox, options.env.REDIS_URL !== undefined);
     const thm = `npx thm --config ${path.relative(process.cwd(), file)}`;
@@ -173,7 +190,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     out(
       `remove the keys when done: redis-cli${options.env.REDIS_URL ? ' -u "$REDIS_URL"' : ''} --scan --pattern '${prefix}:*' | xargs redis-cli${options.env.REDIS_URL ? ' -u "$REDIS_URL"' : ''} del`,
     );
-    return { days, emails, prefix, configFile: file };
+    return { days, emails, channelFiles, prefix, configFile: file };
   } finally {
     for (const cleanup of cleanups.reverse())
       await cleanup().catch((error: Error) => logger.warn(`demo cleanup: ${error.message}`));
@@ -202,6 +219,9 @@ async function chooseRedis(
   out(`no Redis on 127.0.0.1:6379: started a private redis-server on port ${server.port}`);
   return server.url;
 }
+
+/** Both channels, without a URL: each delivery is written as a .json file beside the e-mails. */
+const DEMO_CHANNELS = [{ type: 'webhook' }, { type: 'slack' }];
 
 function demoConfig(
   sandbox: Sandbox,
@@ -235,6 +255,7 @@ function demoConfig(
         bodyTimeoutMs: 5_000,
       },
       worker: { concurrency: 4, attempts: 2, backoffMs: 200 },
+      channels: DEMO_CHANNELS,
       networks: [network('acme', 'Acme Network'), network('globex', 'Globex Partners')],
     },
     { env, source: '(demo)' },
@@ -278,6 +299,25 @@ function emailFiles(dir: string, days: DemoResult['days']): string[] {
         .map((n) =>
           path.join(dir, `${outboxFileBase({ ...n, networkId: o.networkId, asOf: o.asOf })}.eml`),
         )
+        .filter((file) => existsSync(file)),
+    ),
+  );
+}
+
+/** The .json files of the channel deliveries the demo decided (named as the e-mails, plus the channel). */
+function deliveryFiles(dir: string, days: DemoResult['days']): string[] {
+  return days.flatMap(({ outcomes }) =>
+    outcomes.flatMap((o) =>
+      o.deliveries
+        .map((d) => {
+          const base = outboxFileBase({
+            id: d.id,
+            kind: d.kind,
+            networkId: o.networkId,
+            asOf: o.asOf,
+          });
+          return path.join(dir, `${base}-${d.channel}.json`);
+        })
         .filter((file) => existsSync(file)),
     ),
   );

@@ -2,7 +2,8 @@ import type { NetworkConfig } from '../config/load.js';
 import { ThmError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
 import type { ClassCounts, IsoDate, RunKind, RunRecord } from '../monitor/types.js';
-import { renderNotifications } from '../notify/emails.js';
+import type { ChannelDelivery } from '../notify/channels/types.js';
+import { renderRun, type RenderedRun } from '../notify/render-run.js';
 import type { Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
 import type { Runtime } from './runtime.js';
@@ -28,14 +29,29 @@ export interface CheckOutcome {
   emailDecided: boolean;
   /** The e-mails of the run that stands for this date, whichever job decided them. */
   notificationIds: string[];
+  /** The channel deliveries this job decided (none when already done). */
+  deliveries: Array<{ id: string; kind: Notification['kind']; channel: string }>;
+  /** The channel deliveries of the run that stands for this date. */
+  deliveryIds: string[];
 }
 
 /** How many times a commit may lose to another one before the run gives up. */
 export const MAX_CONFLICT_RETRIES = 5;
 
 export type Committed =
-  | { status: 'done'; run: RunRecord; notifications: Notification[] }
+  | {
+      status: 'done';
+      run: RunRecord;
+      /** The e-mails put into the outbox. */
+      notifications: Notification[];
+      deliveries: ChannelDelivery[];
+    }
   | { status: 'already-done'; run: RunRecord };
+
+/** Every outbox id a committed run handed to delivery: its e-mails and channel deliveries. */
+export function outboxIds(run: RunRecord): string[] {
+  return [...run.notificationIds, ...(run.deliveryIds ?? [])];
+}
 
 export function loadState(
   rt: Runtime,
@@ -52,10 +68,24 @@ export function standingRun(state: NetworkState, request: CheckRequest): RunReco
 }
 
 /**
+ * How long a commit keeps trying through a Redis failover (the store refusing or losing the
+ * connection with a retryable THM_STORE error) before the attempt fails: longer than a
+ * Sentinel or Cluster failover takes (README "Operating it"), shorter than a job's lock.
+ */
+export const FAILOVER_RETRY_MS = 30_000;
+const FAILOVER_PAUSE_MS = 500;
+
+/**
  * Decide, render and commit, with optimistic concurrency: the commit names the state revision
  * it decided from, and when another commit came in between, the state is loaded again and the
  * run decided again (or found already done). After MAX_CONFLICT_RETRIES lost commits it gives
  * up: logged, and thrown (a retryable THM_STORE error, so the job is retried later).
+ *
+ * A Redis failover (a retryable store error: connection lost, READONLY, a write no replica
+ * confirmed) is waited through for up to FAILOVER_RETRY_MS: the state is loaded again, from
+ * the new master, and the run decided again, without calling the API again. If the commit in
+ * doubt did reach the new master (or stayed on a master whose replica was slow), the loaded
+ * state holds this very run record: the run is done once replicas confirm it.
  *
  * `first` is a state already loaded (the job loads before it fetches, to skip a run that
  * stands); without it the state is loaded here.
@@ -68,23 +98,50 @@ export async function commitWithRetries(
   options: { first?: NetworkState; force?: boolean } = {},
 ): Promise<Committed> {
   let state = options.first;
-  for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt += 1) {
-    state ??= await loadState(rt, request, request.kind, rt.now());
-    const standing = standingRun(state, request);
-    if (standing) return { status: 'already-done', run: standing };
-    const now = rt.now();
-    const decision = decide(state, now);
-    const notifications = renderNotifications(decision.notifications, {
-      network,
-      asOf: request.asOf,
-      from: rt.config.mail.from,
-      now,
-    });
-    const effect = effectOf(decision, notifications, state.rev, options.force ?? request.force);
-    const result = await rt.store.commitRun(effect);
-    if (result.committed) return { status: 'done', run: effect.run, notifications };
-    if (result.reason === 'exists' && result.run)
-      return { status: 'already-done', run: result.run };
+  let conflicts = 0;
+  let failoverSince: number | undefined;
+  let inDoubt: Extract<Committed, { status: 'done' }> | undefined;
+  while (conflicts < MAX_CONFLICT_RETRIES) {
+    try {
+      state ??= await loadState(rt, request, request.kind, rt.now());
+      if (inDoubt && state.run && sameRun(state.run, inDoubt.run)) {
+        await rt.store.confirmNetworkWrites(request.networkId);
+        return inDoubt;
+      }
+      inDoubt = undefined;
+      const standing = standingRun(state, request);
+      if (standing) return { status: 'already-done', run: standing };
+      const now = rt.now();
+      const decision = decide(state, now);
+      const rendered = renderRun(decision.notifications, {
+        network,
+        asOf: request.asOf,
+        from: rt.config.mail.from,
+        now,
+      });
+      const effect = effectOf(decision, rendered, state.rev, options.force ?? request.force);
+      inDoubt = {
+        status: 'done',
+        run: effect.run,
+        notifications: rendered.emails,
+        deliveries: rendered.deliveries,
+      };
+      const result = await rt.store.commitRun(effect);
+      if (result.committed) return inDoubt;
+      inDoubt = undefined;
+      if (result.reason === 'exists' && result.run)
+        return { status: 'already-done', run: result.run };
+      conflicts += 1;
+    } catch (error) {
+      if (!isFailover(error)) throw error;
+      failoverSince ??= Date.now();
+      if (Date.now() - failoverSince >= FAILOVER_RETRY_MS) throw error;
+      rt.logger.warn(
+        { network: network.id, kind: request.kind, asOf: request.asOf },
+        `${request.kind} of ${network.id}: ${error.message}; loading the state again and retrying the commit`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, FAILOVER_PAUSE_MS));
+    }
     state = undefined;
   }
   const message = `${request.kind} of ${network.id} for ${request.asOf}: the stored state kept changing under it (${MAX_CONFLICT_RETRIES} conflicts), giving up`;
@@ -100,27 +157,53 @@ export async function commitWithRetries(
   throw new ThmError('THM_STORE', message, { retryable: true });
 }
 
-/** The store's one atomic step for a decision: its rendered notifications and their ids. */
+/** A store error a failover explains (retryable THM_STORE), as opposed to a broken state. */
+function isFailover(error: unknown): error is ThmError {
+  return error instanceof ThmError && error.code === 'THM_STORE' && error.retryable;
+}
+
+/** The record this job committed, found again after a failover (its times make it unique). */
+function sameRun(stored: RunRecord, ours: RunRecord): boolean {
+  return (
+    stored.startedAt === ours.startedAt &&
+    stored.finishedAt === ours.finishedAt &&
+    stored.outcome === ours.outcome &&
+    stored.runs === ours.runs &&
+    stored.notificationIds.join() === ours.notificationIds.join()
+  );
+}
+
+/**
+ * The store's one atomic step for a decision: its e-mails and channel deliveries, and their ids
+ * in the run record.
+ */
 function effectOf(
   decision: RunDecision,
-  notifications: Notification[],
+  rendered: RenderedRun,
   expectedRev: number,
   force: boolean | undefined,
 ): RunEffect {
   const { run, notifications: _decided, ...changes } = decision;
+  const { emails, deliveries } = rendered;
   return {
     ...changes,
     networkId: run.networkId,
     expectedRev,
     force,
-    run: { ...run, notificationIds: notifications.map((n) => n.id) },
-    notifications,
+    run: {
+      ...run,
+      notificationIds: emails.map((n) => n.id),
+      ...(deliveries.length > 0 ? { deliveryIds: deliveries.map((d) => d.id) } : {}),
+    },
+    notifications: emails,
+    deliveries,
   };
 }
 
 export function checkOutcome(committed: Committed): CheckOutcome {
   const { run, status } = committed;
   const notifications = committed.status === 'done' ? committed.notifications : [];
+  const deliveries = committed.status === 'done' ? committed.deliveries : [];
   return {
     networkId: run.networkId,
     kind: run.kind,
@@ -132,5 +215,7 @@ export function checkOutcome(committed: Committed): CheckOutcome {
     notifications: notifications.map((n) => ({ id: n.id, kind: n.kind, subject: n.subject })),
     emailDecided: status === 'done' ? notifications.length > 0 : run.notificationIds.length > 0,
     notificationIds: [...run.notificationIds],
+    deliveries: deliveries.map((d) => ({ id: d.id, kind: d.kind, channel: d.channel.name })),
+    deliveryIds: [...(run.deliveryIds ?? [])],
   };
 }

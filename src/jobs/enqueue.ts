@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue, QueueEvents } from 'bullmq';
+import { loadBullmq } from '../cjs-packages.js';
 import type { NetworkConfig } from '../config/load.js';
 import { localDate } from '../dates.js';
 import type { CheckJobData } from './job-data.js';
@@ -72,8 +73,12 @@ export type WaitResult<T> =
 /** BullMQ's own words when waitUntilFinished gives up (an API's "timed out" is a failure). */
 const WAIT_TIMED_OUT = /^Job wait .* timed out before finishing/;
 
-/** Follow an enqueued job to its end (QueueEvents must be ready before the job was added). */
+/**
+ * Follow an enqueued job of `queue` to its end (QueueEvents must be ready before the job was
+ * added).
+ */
 export async function waitForJob<T>(
+  queue: Queue,
   job: Job,
   events: QueueEvents,
   timeoutMs: number,
@@ -90,8 +95,13 @@ export async function waitForJob<T>(
   };
   events.on('delayed', onDelayed);
   const delayed = new Promise<'delayed'>((resolve) => (stopWaiting = () => resolve('delayed')));
+  const polled = pollUntilFinished<T>(queue, job.id ?? '', timeoutMs);
   try {
-    const result = await Promise.race([job.waitUntilFinished(events, timeoutMs), delayed]);
+    const result = await Promise.race([
+      job.waitUntilFinished(events, timeoutMs),
+      delayed,
+      polled.finished,
+    ]);
     if (result !== 'delayed' || delayedUntil === undefined)
       return { state: 'completed', value: result as T };
     return delayedResult(delayedUntil);
@@ -105,7 +115,52 @@ export async function waitForJob<T>(
     };
   } finally {
     events.off('delayed', onDelayed);
+    polled.stop();
   }
+}
+
+/**
+ * Asks for the job's state every `intervalMs`, beside the event stream: an event written in a
+ * Redis master's last moments before a failover can be lost, the job's own state is what the
+ * new master has. Redis errors (away for a moment) are asked through; it never rejects, and
+ * resolves only with a finished job (a failure as the same rejection waitUntilFinished gives).
+ */
+function pollUntilFinished<T>(
+  queue: Queue,
+  jobId: string,
+  timeoutMs: number,
+  intervalMs = 2_000,
+): { finished: Promise<T>; stop: () => void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const finished = new Promise<T>((resolve, reject) => {
+    const deadline = Date.now() + timeoutMs;
+    const poll = async () => {
+      if (stopped || Date.now() > deadline) return;
+      try {
+        // The state first, then the job: its return value (or failure reason) is written in the
+        // same step as the move to completed (failed), so a job read after that state has it. Read
+        // the other way round, a job that finishes in between is 'completed' with a null value.
+        const state = await queue.getJobState(jobId);
+        if (state === 'completed' || state === 'failed') {
+          const current = await loadBullmq().Job.fromId(queue, jobId);
+          if (current && state === 'completed') return resolve(current.returnvalue as T);
+          if (current) return reject(new Error(current.failedReason || 'failed'));
+        }
+      } catch {
+        // Redis restarting or failing over: the next poll asks again.
+      }
+      if (!stopped) timer = setTimeout(() => void poll(), intervalMs);
+    };
+    timer = setTimeout(() => void poll(), intervalMs);
+  });
+  return {
+    finished,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 function delayedResult(until: number): { state: 'delayed'; error: string } {

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { ApiError, ThmError } from '../errors.js';
+import { ApiError, ThmError, type ThmErrorCode } from '../errors.js';
 
 /**
  * How a failure of a run becomes BullMQ's behaviour:
@@ -44,7 +44,7 @@ export function isFinalFailure(error: unknown, job: JobTiming, now = Date.now())
 }
 
 /** One line for humans: the code and message, with the API's own words when there are some. */
-export function describeFailure(error: unknown): { code: string; message: string } {
+export function describeFailure(error: unknown): { code: ThmErrorCode; message: string } {
   if (error instanceof ThmError) {
     const remote =
       error.remoteMessage && !error.message.includes(error.remoteMessage)

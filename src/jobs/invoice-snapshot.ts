@@ -4,11 +4,12 @@ import {
   checkOutcome,
   commitWithRetries,
   loadState,
+  outboxIds,
   standingRun,
   type CheckOutcome,
   type CheckRequest,
 } from './commit.js';
-import { enqueueDeliveries, type Runtime } from './runtime.js';
+import { enqueueOutbox, type Runtime } from './runtime.js';
 
 /**
  * invoice-snapshot: the partner invoice summary for the configured status, stored as a
@@ -51,7 +52,6 @@ export async function runInvoiceSnapshot(
       }),
     { first: state },
   );
-  if (committed.status === 'done')
-    await enqueueDeliveries(rt.mailQueue, committed.run.notificationIds);
+  if (committed.status === 'done') await enqueueOutbox(rt, outboxIds(committed.run));
   return checkOutcome(committed);
 }

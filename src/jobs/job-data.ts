@@ -13,5 +13,6 @@ export const checkJobDataSchema = z
   .strict();
 export type CheckJobData = z.input<typeof checkJobDataSchema>;
 
+/** `notificationId`: the outbox id, an e-mail's or a channel delivery's (never a secret). */
 export const deliverJobDataSchema = z.object({ notificationId: z.string().min(1) }).strict();
 export type DeliverJobData = z.infer<typeof deliverJobDataSchema>;

@@ -6,8 +6,8 @@ import type { CheckOutcome } from './traffic-check.js';
 
 /**
  * Metrics around the check processors, as wrappers: the processors stay as they are, and what
- * a job did is read from what it returned or threw. Deliveries are counted by the sender itself
- * (its `onOutcome`), which has the notification's kind at hand.
+ * a job did is read from what it returned or threw. Deliveries are counted by the senders
+ * themselves (their `onOutcome`), which have the notification's kind and channel at hand.
  */
 
 /** The `outcome` label of a check job that threw: tried again later, or failed for good. */
@@ -44,6 +44,8 @@ export function observeCheckJobs(
     if (outcome.status === 'done') {
       for (const n of outcome.notifications)
         metrics.recordNotification(networkId, n.kind, 'decided');
+      for (const d of outcome.deliveries ?? [])
+        metrics.recordNotification(networkId, d.kind, 'decided', d.channel);
     }
     return outcome;
   };

@@ -4,11 +4,14 @@ import { RUN_KINDS, type RunKind } from '../monitor/types.js';
  * Queue and job names, and the job ids that make triggers idempotent: one place.
  *
  * - `checks` queue: traffic-check and invoice-snapshot jobs, from the schedulers and the CLI.
- * - `mail` queue: one `deliver` job per outbox notification. Kept apart so a slow or failing
- *   SMTP server never holds up the checks.
+ * - `mail` queue: one `deliver` job per outbox e-mail. Kept apart so a slow or failing SMTP
+ *   server never holds up the checks.
+ * - `channels` queue: one `deliver` job per channel delivery (webhook, Slack). Apart from the
+ *   mail, so an endpoint that is down or slow never holds up the e-mail (nor the e-mail it).
  */
 export const CHECKS_QUEUE = 'checks';
 export const MAIL_QUEUE = 'mail';
+export const CHANNELS_QUEUE = 'channels';
 
 /** The checks queue's job names: the run kinds (src/monitor/types.ts). */
 export type CheckKind = RunKind;
@@ -43,7 +46,10 @@ export function manualJobId(
   return forceToken ? `${id}.force-${forceToken}` : id;
 }
 
-/** While a deliver job for a notification waits or runs, re-enqueueing it is a no-op. */
+/**
+ * While a deliver job for an outbox entry (an e-mail or a channel delivery) waits or runs,
+ * re-enqueueing it is a no-op.
+ */
 export function deliverJobId(notificationId: string): string {
   return `deliver.${notificationId}`;
 }

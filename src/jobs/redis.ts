@@ -1,4 +1,5 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { loadIoredis } from '../cjs-packages.js';
 import type { RedisConfig } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
 import type { Logger } from '../log.js';
@@ -10,6 +11,9 @@ import type { Logger } from '../log.js';
  * uses the helpers below where a Cluster differs (SCAN per master, duplicate, readiness).
  */
 export type RedisClient = Redis | Cluster;
+
+/** ioredis's classes, required (see cjs-packages.ts). */
+const ioredis = loadIoredis();
 
 /**
  * `maxRetriesPerRequest: null` is what BullMQ workers require; reconnects retry forever with a
@@ -23,8 +27,8 @@ export function connectRedis(
   extra: RedisOptions = {},
 ): RedisClient {
   const client = config.cluster
-    ? new Cluster(config.cluster.nodes.map(hostPort), clusterOptions(config, extra))
-    : new Redis(nodeOptions(config, extra));
+    ? new ioredis.Cluster(config.cluster.nodes.map(hostPort), clusterOptions(config, extra))
+    : new ioredis.Redis(nodeOptions(config, extra));
   let down = false;
   client.on('error', (error: Error & { code?: string }) => {
     if (!down) logger.warn({ code: error.code }, `redis connection problem: ${error.message}`);
@@ -53,6 +57,19 @@ export function describeRedis(config: RedisConfig): string {
  */
 export function reconnectOnReadonly(error: Error): boolean | 1 | 2 {
   return error.message.startsWith('READONLY') ? 2 : false;
+}
+
+/**
+ * Replies that mean the node answering is not (or not yet, or no longer) the one to write to:
+ * a failover is under way or just happened. Nothing was written by the refused command, and
+ * the same command succeeds on the new master: worth retrying. MOVED and ASK are followed by a
+ * Cluster client itself; they reach us only from a plain connection pointed at a Cluster node.
+ */
+const FAILOVER_REPLIES =
+  /^(READONLY|MOVED|ASK|CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|NOREPLICAS)\b/;
+
+export function isFailoverReply(error: unknown): boolean {
+  return error instanceof Error && FAILOVER_REPLIES.test(error.message);
 }
 
 const defaults: RedisOptions = {
@@ -131,7 +148,7 @@ function hostPort(value: string): { host: string; port: number } {
  * startup nodes and silently ignore them).
  */
 export function duplicateRedis(client: RedisClient, overrides: RedisOptions = {}): RedisClient {
-  if (client instanceof Cluster) {
+  if (client instanceof ioredis.Cluster) {
     const { retryStrategy, ...perNode } = overrides;
     return client.duplicate(undefined, {
       redisOptions: { ...client.options.redisOptions, ...perNode },
@@ -141,14 +158,59 @@ export function duplicateRedis(client: RedisClient, overrides: RedisOptions = {}
   return client.duplicate(overrides);
 }
 
+/**
+ * The node connection that carries the commands on `key`: a Cluster's master of the key's slot
+ * (as the client's slot map says now), else the one connection.
+ */
+export async function connectionFor(client: RedisClient, key: string): Promise<Redis> {
+  if (!(client instanceof ioredis.Cluster)) return client;
+  const slot = (await client.cluster('KEYSLOT', key)) as number;
+  const address = client.slots[slot]?.[0];
+  const node = client
+    .nodes('master')
+    .find((n) => `${n.options.host}:${n.options.port}` === address);
+  if (!node) throw new Error(`CLUSTERDOWN no known master for slot ${slot}`);
+  return node;
+}
+
 /** Connected and answering (a Cluster is ready once it knows the slot map). */
 export function isReady(client: RedisClient): boolean {
-  return client.status === 'ready' || (client instanceof Cluster && client.status === 'connect');
+  return (
+    client.status === 'ready' || (client instanceof ioredis.Cluster && client.status === 'connect')
+  );
+}
+
+/**
+ * Resolves once `client` has been unreachable (not ready) for `ms` in a row; `cancel` stops
+ * watching. Polls the connection's status, which ioredis keeps while it reconnects.
+ */
+export function unreachableFor(
+  client: RedisClient,
+  ms: number,
+  pollMs = 250,
+): { gone: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let downSince: number | undefined;
+  const gone = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (isReady(client)) {
+        downSince = undefined;
+        return;
+      }
+      downSince ??= Date.now();
+      if (Date.now() - downSince >= ms) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, pollMs);
+    timer.unref();
+  });
+  return { gone, cancel: () => clearInterval(timer) };
 }
 
 /** The node connections that hold data: the Cluster's masters, else the one connection. */
 export function masters(client: RedisClient): Redis[] {
-  return client instanceof Cluster ? client.nodes('master') : [client];
+  return client instanceof ioredis.Cluster ? client.nodes('master') : [client];
 }
 
 /** SCAN MATCH on every master (a Cluster's keys are spread over its masters). */

@@ -1,6 +1,6 @@
 import { configChanges, hasChanges, type ConfigChanges } from '../config/changes.js';
 import type { Config } from '../config/load.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ThmErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
@@ -18,7 +18,8 @@ import type { RedisStore } from '../store/redis-store.js';
 export type ReloadTrigger = 'SIGHUP' | 'http';
 
 export type ReloadResult =
-  { ok: true; changes: ConfigChanges } | { ok: false; error: { code: string; message: string } };
+  | { ok: true; changes: ConfigChanges }
+  | { ok: false; error: { code: ThmErrorCode; message: string } };
 
 export interface Reloader {
   reload(trigger: ReloadTrigger): Promise<ReloadResult>;
@@ -60,7 +61,7 @@ export function createReloader(parts: {
     try {
       next = parts.load();
     } catch (error) {
-      const code = error instanceof ConfigError ? error.code : 'THM_INTERNAL';
+      const code: ThmErrorCode = error instanceof ConfigError ? error.code : 'THM_INTERNAL';
       const message = error instanceof Error ? error.message : String(error);
       failure = { message: `config reload failed: ${message}`, at: now() };
       logger.error({ trigger, code }, failure.message);

@@ -4,6 +4,7 @@ import { createNetworkApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { isChannelDeliveryId } from '../notify/channels/types.js';
 import type { Notification } from '../notify/types.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { DELIVER_JOB, deliverJobId } from './names.js';
@@ -17,13 +18,19 @@ export interface Runtime {
   config: Config;
   store: RedisStore;
   mailQueue: Queue<DeliverJobData>;
+  /** The channel deliveries' queue; absent (a benchmark), they wait for a worker's sweep. */
+  channelsQueue?: Queue<DeliverJobData>;
   logger: Logger;
   now(): number;
   /**
-   * Told of the e-mails a failure decided (the problem e-mail): a failed job returns no outcome
-   * for the metrics wrapper (src/jobs/job-metrics.ts) to count them from.
+   * Told of what a failure decided (the problem e-mail and its channel deliveries; `channel`
+   * 'email' for the e-mail): a failed job returns no outcome for the metrics wrapper
+   * (src/jobs/job-metrics.ts) to count them from.
    */
-  onFailureDecided?: (networkId: string, kinds: readonly Notification['kind'][]) => void;
+  onFailureDecided?: (
+    networkId: string,
+    decided: ReadonlyArray<{ kind: Notification['kind']; channel: string }>,
+  ) => void;
   network(networkId: string): NetworkConfig;
   apiClient(network: NetworkConfig): ApiClient;
   /**
@@ -39,6 +46,7 @@ export function createRuntime(parts: {
   config: Config;
   store: RedisStore;
   mailQueue: Queue<DeliverJobData>;
+  channelsQueue?: Queue<DeliverJobData>;
   logger: Logger;
   now?: () => number;
   /** Every API exchange of every network's client (metrics). */
@@ -98,7 +106,24 @@ export function createRuntime(parts: {
   return runtime;
 }
 
-/** Hands decided notifications to the mail queue; a duplicate id while one waits is a no-op. */
+/**
+ * Hands outbox ids to delivery, each to its own queue: channel deliveries to the channels queue
+ * (without one, to the next sweep of a worker that has it), everything else to the mail queue,
+ * whose claim sets an id it cannot read aside.
+ */
+export async function enqueueOutbox(
+  queues: Pick<Runtime, 'mailQueue' | 'channelsQueue'>,
+  ids: readonly string[],
+): Promise<void> {
+  const channels = ids.filter(isChannelDeliveryId);
+  const mail = ids.filter((id) => !isChannelDeliveryId(id));
+  await Promise.all([
+    enqueueDeliveries(queues.mailQueue, mail),
+    queues.channelsQueue ? enqueueDeliveries(queues.channelsQueue, channels) : undefined,
+  ]);
+}
+
+/** Hands outbox ids to one queue; a duplicate id while one waits is a no-op. */
 export async function enqueueDeliveries(
   mailQueue: Queue<DeliverJobData>,
   notificationIds: readonly string[],

@@ -151,13 +151,8 @@ export async function withLock<T>(
  * Local wall-clock times that do not exist in a zone (the spring-forward gap) within the next
  * year, and whether the cron fires inside one. A cron like "30 2 * * *" in Europe/Berlin would
  * silently skip (or shift) a run once a year: worth a warning at start.
- */
-export function cronTimesInDstGap(pattern: string, timeZone: string, from = Date.now()): string[] {
-  return cronTimesInGaps(pattern, dstGaps(timeZone, from));
-}
-
-/**
- * The same check for many crons: a zone's gaps are found once. Finding them scans a year hour
+ *
+ * For many crons at once: a zone's gaps are found once. Finding them scans a year hour
  * by hour through Intl (about 0.1 s per zone), so per cron it made `thm worker` with 1,000
  * networks spend over 3 minutes before reconciling its schedulers (target P5 in docs/performance.md: 5 s).
  */

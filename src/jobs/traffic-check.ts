@@ -6,17 +6,19 @@ import {
   checkOutcome,
   commitWithRetries,
   loadState,
+  outboxIds,
   standingRun,
   type CheckOutcome,
   type CheckRequest,
 } from './commit.js';
 import { StoredStateError } from '../errors.js';
-import type { RunDecision } from '../monitor/decide.js';
-import { renderNotifications } from '../notify/emails.js';
+import type { ChannelDelivery } from '../notify/channels/types.js';
+import type { Notification } from '../notify/types.js';
 import type { NetworkState } from '../store/redis-store.js';
 import { describeFailure } from './failures.js';
 import { startRunDeadline } from './run-deadline.js';
-import { enqueueDeliveries, type Runtime } from './runtime.js';
+import { openUnreadableEpisode } from './unreadable-state.js';
+import { enqueueOutbox, type Runtime } from './runtime.js';
 
 export type { CheckOutcome, CheckRequest } from './commit.js';
 
@@ -55,8 +57,7 @@ export async function runTrafficCheck(rt: Runtime, request: CheckRequest): Promi
       }),
     { first: state },
   );
-  if (committed.status === 'done')
-    await enqueueDeliveries(rt.mailQueue, committed.run.notificationIds);
+  if (committed.status === 'done') await enqueueOutbox(rt, outboxIds(committed.run));
   return checkOutcome(committed);
 }
 
@@ -114,53 +115,31 @@ export async function recordTrafficFailure(
     );
   } catch (recordError) {
     if (!(recordError instanceof StoredStateError)) throw recordError;
-    await problemWithoutRecord(rt, network, request, decide(emptyState(), rt.now()));
+    const added = await openUnreadableEpisode(rt, network, request.asOf, decide, recordError);
+    if (added) {
+      reportDecided(rt, network.id, added.emails, added.deliveries);
+      await enqueueOutbox(
+        rt,
+        [...added.emails, ...added.deliveries].map((item) => item.id),
+      );
+    }
     return;
   }
   if (committed.status === 'done') {
-    if (committed.notifications.length > 0)
-      rt.onFailureDecided?.(
-        network.id,
-        committed.notifications.map((n) => n.kind),
-      );
-    await enqueueDeliveries(rt.mailQueue, committed.run.notificationIds);
+    reportDecided(rt, network.id, committed.notifications, committed.deliveries);
+    await enqueueOutbox(rt, outboxIds(committed.run));
   }
 }
 
-/**
- * The network's own state cannot be read (or written): no run record, no problem episode can
- * be stored, but its recipients still hear of it. The problem e-mail goes into the outbox on
- * its own; its id is that of the as-of date's problem, so retries add it once (one a day while
- * the state stays broken).
- */
-async function problemWithoutRecord(
+function reportDecided(
   rt: Runtime,
-  network: NetworkConfig,
-  request: CheckRequest,
-  decision: RunDecision,
-): Promise<void> {
-  const notifications = renderNotifications(decision.notifications, {
-    network,
-    asOf: request.asOf,
-    from: rt.config.mail.from,
-    now: rt.now(),
-  });
-  await rt.store.addToOutbox(notifications);
-  if (notifications.length > 0)
-    rt.onFailureDecided?.(
-      network.id,
-      notifications.map((n) => n.kind),
-    );
-  await enqueueDeliveries(
-    rt.mailQueue,
-    notifications.map((n) => n.id),
-  );
-  rt.logger.error(
-    { network: network.id, asOf: request.asOf, emails: notifications.length },
-    'stored state unreadable: problem e-mail queued without a run record',
-  );
-}
-
-function emptyState(): NetworkState {
-  return { rev: 0, active: new Map(), runs: new Map(), silences: [], sentEvents: new Set() };
+  networkId: string,
+  emails: readonly Notification[],
+  deliveries: readonly ChannelDelivery[],
+): void {
+  const decided = [
+    ...emails.map((n) => ({ kind: n.kind, channel: 'email' })),
+    ...deliveries.map((d) => ({ kind: d.kind, channel: d.channel.name })),
+  ];
+  if (decided.length > 0) rt.onFailureDecided?.(networkId, decided);
 }

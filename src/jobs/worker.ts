@@ -4,6 +4,8 @@ import { appliedConfig, schedulesChanged } from '../config/changes.js';
 import type { Config } from '../config/load.js';
 import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
+import { ChannelSender } from '../notify/channels/sender.js';
+import { createChannelTransport, DEFAULT_CHANNEL_TIMEOUTS } from '../notify/channels/transport.js';
 import { NotificationSender } from '../notify/sender.js';
 import { createMailTransport } from '../notify/transport.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics.js';
@@ -15,25 +17,34 @@ import {
 } from '../observability/monitoring.js';
 import { RedisStore } from '../store/redis-store.js';
 import { observeCheckJobs } from './job-metrics.js';
-import { createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
+import { channelLeaseMs, createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
-import { CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
+import { CHANNELS_QUEUE, CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
-import { checkEvictionPolicy, closeRedis, connectRedis, type RedisClient } from './redis.js';
+import { handOverRepairedEpisodes } from './unreadable-state.js';
+import {
+  checkEvictionPolicy,
+  closeRedis,
+  connectRedis,
+  unreachableFor,
+  type RedisClient,
+} from './redis.js';
 import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { reconcileSchedulers } from './schedulers.js';
+import { STOP_WITHOUT_REDIS_MS } from './shutdown.js';
 import type { CheckOutcome } from './traffic-check.js';
 
 /**
- * The daemon (`thm worker`): reconcile the schedulers, then process the checks and mail queues
- * until told to stop. Workers keep no state of their own: any number of replicas against one
- * Redis behave like one.
+ * The daemon (`thm worker`): reconcile the schedulers, then process the checks, mail and
+ * channels queues until told to stop. Workers keep no state of their own: any number of
+ * replicas against one Redis behave like one.
  */
 export interface RunningWorker {
   runtime: Runtime;
   checksWorker: Worker<CheckJobData, CheckOutcome>;
   mailWorker: Worker<DeliverJobData, string>;
+  channelsWorker: Worker<DeliverJobData, string>;
   checksQueue: Queue<CheckJobData>;
   /** The worker's own Redis connection (shared by its queues and the store). */
   redis: RedisClient;
@@ -72,21 +83,25 @@ export async function startWorker(
 
   const checksQueue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis, prefix });
   const mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
-  const store = new RedisStore(redis, prefix);
-  const metrics = createWorkerMetrics({
-    networks: config.networks,
-    store,
-    queues: [checksQueue, mailQueue],
+  const channelsQueue = new Queue<DeliverJobData>(CHANNELS_QUEUE, { connection: redis, prefix });
+  const queues = [checksQueue, mailQueue, channelsQueue];
+  const store = new RedisStore(redis, prefix, {
+    ...config.redis.confirm,
+    onUnconfirmed: (operation, why) =>
+      logger.warn({ operation }, `redis ${operation}: not confirmed by a replica: ${why}`),
   });
+  const metrics = createWorkerMetrics({ networks: config.networks, store, queues });
   const runtime = createRuntime({
     config,
     store,
     mailQueue,
+    channelsQueue,
     logger,
     now: options.now,
     onApiRequest: metrics.observeApiRequest,
-    onFailureDecided: (networkId, kinds) => {
-      for (const kind of kinds) metrics.recordNotification(networkId, kind, 'decided');
+    onFailureDecided: (networkId, decided) => {
+      for (const { kind, channel } of decided)
+        metrics.recordNotification(networkId, kind, 'decided', channel);
     },
   });
 
@@ -116,6 +131,21 @@ export async function startWorker(
     leaseMs: deliveryLeaseMs(config.mail.timeoutMs),
     onOutcome: (n, outcome) => metrics.recordNotification(n.networkId, n.kind, outcome),
   });
+  const channelTransport = createChannelTransport({ outboxDir: config.mail.outboxDir, logger });
+  const channelSender = new ChannelSender({
+    store,
+    transport: channelTransport,
+    // From the config in force: a reload's channels (URLs, keys, deadlines) apply at once.
+    channel: (networkId, name) =>
+      runtime.config.networks
+        .find((n) => n.id === networkId)
+        ?.channels.find((c) => c.name === name),
+    leaseMs: () => channelLeaseMs(longestChannelTimeoutMs(runtime.config)),
+    logger,
+    now: options.now,
+    onOutcome: (d, outcome) =>
+      metrics.recordNotification(d.networkId, d.kind, outcome, d.channel.name),
+  });
   const workerOptions = {
     connection: redis,
     prefix,
@@ -136,6 +166,13 @@ export async function startWorker(
     createDeliverProcessor(sender, logger),
     { ...workerOptions, concurrency: 4 },
   );
+  // More slots than the channel sender lets one endpoint take (2): an endpoint that hangs
+  // leaves the others most of them.
+  const channelsWorker = new Worker<DeliverJobData, string>(
+    CHANNELS_QUEUE,
+    createDeliverProcessor(channelSender, logger, 'the endpoint'),
+    { ...workerOptions, concurrency: 8 },
+  );
   // Without listeners BullMQ prints raw stack traces of connection errors during a Redis
   // outage; the connection's own handler already logs the outage once, as JSON.
   const onError = (queue: string) => (error: Error & { code?: string }) => {
@@ -146,13 +183,34 @@ export async function startWorker(
   };
   checksWorker.on('error', onError(CHECKS_QUEUE));
   mailWorker.on('error', onError(MAIL_QUEUE));
-  checksQueue.on('error', onError(CHECKS_QUEUE));
-  mailQueue.on('error', onError(MAIL_QUEUE));
-
-  const sweep = () =>
-    sweepOutbox(store, mailQueue, logger, (options.now ?? Date.now)()).catch((error: Error) =>
-      logger.warn(`outbox sweep failed: ${error.message}`),
+  channelsWorker.on('error', onError(CHANNELS_QUEUE));
+  for (const queue of queues) queue.on('error', onError(queue.name));
+  // A deliver job that threw outside the send (Redis unreachable, a bug): its entry stays
+  // pending and the next sweep hands it out again; said once here, not lost in silence.
+  for (const [queue, worker] of [
+    [MAIL_QUEUE, mailWorker],
+    [CHANNELS_QUEUE, channelsWorker],
+  ] as const)
+    worker.on('failed', (job, error) =>
+      logger.warn(
+        { queue, jobId: job?.id, notification: job?.data.notificationId },
+        `deliver job failed, left to the next sweep: ${error.message}`,
+      ),
     );
+
+  // Every minute: the outbox's due entries, and the unreadable-state episodes of networks whose
+  // state reads again (jobs/unreadable-state.ts).
+  const sweep = () => {
+    const now = (options.now ?? Date.now)();
+    return Promise.all([
+      sweepOutbox(store, runtime, logger, now).catch((error: Error) =>
+        logger.warn(`outbox sweep failed: ${error.message}`),
+      ),
+      handOverRepairedEpisodes(runtime, now).catch((error: Error) =>
+        logger.warn(`unreadable-state sweep failed: ${error.message}`),
+      ),
+    ]);
+  };
   await sweep();
   const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
@@ -192,6 +250,7 @@ export async function startWorker(
     runtime,
     checksWorker,
     mailWorker,
+    channelsWorker,
     checksQueue,
     redis,
     metrics,
@@ -199,12 +258,29 @@ export async function startWorker(
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
-        await monitoring?.close();
-        await reloader?.close();
-        await Promise.all([checksWorker.close(), mailWorker.close()]);
-        await Promise.all([checksQueue.close(), mailQueue.close()]);
+        const graceful = (async () => {
+          await monitoring?.close();
+          await reloader?.close();
+          await Promise.all([checksWorker.close(), mailWorker.close(), channelsWorker.close()]);
+          await Promise.all(queues.map((queue) => queue.close()));
+        })();
+        // Active jobs finish only with Redis: without it, stop waiting after a bound.
+        const outage = unreachableFor(redis, STOP_WITHOUT_REDIS_MS);
+        const finished = await Promise.race([
+          graceful.then(() => true),
+          outage.gone.then(() => false),
+        ]);
+        outage.cancel();
+        if (!finished) {
+          logger.warn(
+            `stopping: Redis unreachable for ${STOP_WITHOUT_REDIS_MS / 1000} s; active jobs are left to their locks, and another worker takes them over once a lock expires (worker.lockDurationMs)`,
+          );
+          // Rejects what waits for Redis, so the workers' loops end; not awaited further.
+          redis.disconnect();
+          graceful.catch(() => undefined);
+        }
         await runtime.close();
-        await transport.close();
+        await Promise.all([transport.close(), channelTransport.close()]);
         await closeRedis(redis);
         logger.info('worker stopped');
       })();
@@ -220,8 +296,8 @@ export async function startWorker(
         redis,
         metrics,
         logger,
-        workers: [checksWorker, mailWorker],
-        queues: [checksQueue, mailQueue],
+        workers: [checksWorker, mailWorker, channelsWorker],
+        queues,
         canaryIntervalMs: options.monitoring?.canaryIntervalMs,
         ...(reloader
           ? {
@@ -237,6 +313,16 @@ export async function startWorker(
     running.monitoring = monitoring;
   }
   return running;
+}
+
+/** The longest post deadline of any configured channel (the default for one without). */
+function longestChannelTimeoutMs(config: Config): number {
+  return Math.max(
+    0,
+    ...config.networks.flatMap((n) =>
+      n.channels.map((c) => c.timeoutMs ?? DEFAULT_CHANNEL_TIMEOUTS.totalMs),
+    ),
+  );
 }
 
 /** The warnings `thm config check` gives, logged once per start (and per reload). */

@@ -1,12 +1,20 @@
 import type { AlertSettings } from '../config/schema.js';
 import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
+import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { pairKey } from './pair-key.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { extendRun, isSteadyDecline, type ListedRun } from './runs.js';
 import { poissonZ, type SignificanceRule } from './significance.js';
-import { measureEntry, severityOf, type PairMeasure, type Thresholds } from './thresholds.js';
+import {
+  emptyMeasure,
+  isClearlyCritical,
+  measureEntryInto,
+  severityOf,
+  type PairMeasure,
+  type Thresholds,
+} from './thresholds.js';
 import {
   EMAILED_CLASSES,
   PAIR_CLASSES,
@@ -51,11 +59,6 @@ export interface ClassifyInput {
   rule?: SignificanceRule;
 }
 
-/** The classes that put a pair into the e-mail under these settings. */
-export function emailedClasses(settings: Pick<AlertSettings, 'notifyCleared'>): PairClass[] {
-  return EMAILED_CLASSES.filter((c) => c !== 'cleared' || settings.notifyCleared);
-}
-
 export function isEmailedClass(
   pairClass: PairClass,
   settings: Pick<AlertSettings, 'notifyCleared'>,
@@ -69,16 +72,21 @@ export function emptyClassCounts(): ClassCounts {
   return counts;
 }
 
-/** One pair's step through the lifecycle; `next` undefined = not (or no longer) in history. */
+/**
+ * One pair's step through the lifecycle; `next` undefined = not (or no longer) in history. The
+ * step functions fill one Step per classifyPairs call, read before the next pair's step (one
+ * object a run instead of one a pair; target P6, docs/performance.md).
+ */
 interface Step {
   pairClass: PairClass;
   next: ActivePair | undefined;
-  /** Quiet runs in a row after this run (0 when alertable). */
+  /** Quiet runs after this run (0 when alertable; a held run leaves them as they were). */
   quietRuns: number;
 }
 
 /** An alertable pair: new, worse, reminder or ongoing (or silenced). */
 function stepAlertable(
+  out: Step,
   prev: ActivePair | undefined,
   today: PairMeasure,
   domainId: number,
@@ -88,27 +96,24 @@ function stepAlertable(
   asOf: IsoDate,
   settings: LifecycleSettings,
 ): Step {
+  out.quietRuns = 0;
   if (prev === undefined) {
     // A silenced pair nobody was told about is not remembered: if it still declines when the
     // silence expires, it is news then.
-    if (silenced) return { pairClass: 'silenced', next: undefined, quietRuns: 0 };
-    return {
-      pairClass: 'new',
+    if (silenced) return setStep(out, 'silenced', undefined);
+    return setStep(out, 'new', {
+      domainId,
+      isp,
+      domainUrl,
+      firstSeen: asOf,
+      lastSeen: asOf,
+      lastNotified: asOf,
+      notifiedSeverity: today.severity,
       quietRuns: 0,
-      next: {
-        domainId,
-        isp,
-        domainUrl,
-        firstSeen: asOf,
-        lastSeen: asOf,
-        lastNotified: asOf,
-        notifiedSeverity: today.severity,
-        quietRuns: 0,
-        baseline: today.baseline,
-        yesterday: today.yesterday,
-        dropPercent: today.dropPercent,
-      },
-    };
+      baseline: today.baseline,
+      yesterday: today.yesterday,
+      dropPercent: today.dropPercent,
+    });
   }
   const next: ActivePair = {
     domainId,
@@ -123,23 +128,43 @@ function stepAlertable(
     yesterday: today.yesterday,
     dropPercent: today.dropPercent,
   };
-  if (silenced) return { pairClass: 'silenced', next, quietRuns: 0 };
-  if (today.severity === 'critical' && prev.notifiedSeverity === 'warning') {
+  if (silenced) return setStep(out, 'silenced', next);
+  if (
+    today.severity === 'critical' &&
+    prev.notifiedSeverity === 'warning' &&
+    isClearlyCritical({ yesterday: today.yesterday, d7: today.baseline, d14: today.d14 }, settings)
+  ) {
     next.lastNotified = asOf;
     next.notifiedSeverity = 'critical';
-    return { pairClass: 'worse', next, quietRuns: 0 };
+    return setStep(out, 'worse', next);
   }
   const renotify = settings.renotifyAfterDays;
   if (renotify > 0 && daysBetween(prev.lastNotified, asOf) >= renotify) {
     next.lastNotified = asOf;
     next.notifiedSeverity = today.severity;
-    return { pairClass: 'reminder', next, quietRuns: 0 };
+    return setStep(out, 'reminder', next);
   }
-  return { pairClass: 'ongoing', next, quietRuns: 0 };
+  return setStep(out, 'ongoing', next);
+}
+
+function setStep(out: Step, pairClass: PairClass, next: ActivePair | undefined): Step {
+  out.pairClass = pairClass;
+  out.next = next;
+  return out;
+}
+
+/**
+ * An active pair that is not alertable today but held (monitor/hold.ts): its decline goes on by
+ * the monitor's memory, so this is not a quiet run. Nothing about it changes.
+ */
+function stepHeld(out: Step, prev: ActivePair, silenced: boolean): Step {
+  out.quietRuns = prev.quietRuns;
+  return setStep(out, silenced ? 'silenced' : 'ongoing', prev);
 }
 
 /** An active pair that is not alertable today (absent, or listed under the thresholds). */
 function stepQuiet(
+  out: Step,
   prev: ActivePair,
   silenced: boolean,
   asOf: IsoDate,
@@ -147,14 +172,11 @@ function stepQuiet(
 ): Step {
   // Quiet runs count as-of dates: a forced re-run of the same date is not a second quiet run.
   const quietRuns = prev.quietAsOf === asOf ? prev.quietRuns : prev.quietRuns + 1;
+  out.quietRuns = quietRuns;
   if (quietRuns >= settings.clearAfterRuns) {
-    return { pairClass: silenced ? 'silenced' : 'cleared', next: undefined, quietRuns };
+    return setStep(out, silenced ? 'silenced' : 'cleared', undefined);
   }
-  return {
-    pairClass: silenced ? 'silenced' : 'ongoing',
-    next: { ...prev, quietRuns, quietAsOf: asOf },
-    quietRuns,
-  };
+  return setStep(out, silenced ? 'silenced' : 'ongoing', { ...prev, quietRuns, quietAsOf: asOf });
 }
 
 /**
@@ -201,17 +223,27 @@ export function classifyPairs(input: ClassifyInput): Classification {
   let duplicates = 0;
   /** Pairs classified new, and the recently reported pairs still alertable (joinReported). */
   const fresh: ClassifiedPair[] = [];
-  const reported = new Map<string, number>();
+  /** By domain, then by firstSeen: how many of its pairs first seen that day are still alertable. */
+  const reported = new Map<number, Map<IsoDate, number>>();
+  /** The measure of the entry at hand and its step, refilled per pair (none is kept). */
+  const today: PairMeasure = emptyMeasure();
+  const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
 
-  for (const [key, prev] of input.active) {
+  // forEach and indexed loops, not for...of: at 50,000 pairs the iterator's entry arrays and
+  // result objects were megabytes of garbage a run (target P6, docs/performance.md).
+  input.active.forEach((prev, key) => {
     const slot = index.slot(prev.domainId, prev.isp);
     slot.key = key;
     slot.prev = prev;
     history.push(slot);
-  }
-  if (input.runs)
-    for (const run of input.runs.values()) index.slot(run.domainId, run.isp).run = run;
+  });
+  input.runs?.forEach((run) => {
+    index.slot(run.domainId, run.isp).run = run;
+  });
   const runs: WatchedRun[] = [];
+  /** extendRun's input, refilled per entry (it reads it, never keeps it). */
+  const clicks = { yesterday: 0, d7: 0, d14: 0 };
+  const day30 = new Day30Evidence(settings.minBaselineClicks);
 
   const record = (
     key: string,
@@ -232,13 +264,18 @@ export function classifyPairs(input: ClassifyInput): Classification {
       pair.class !== 'silenced' &&
       daysBetween(prev.firstSeen, asOf) <= JOIN_WITHIN_DAYS
     ) {
-      const outbreak = `${pair.domainId}|${prev.firstSeen}`;
-      reported.set(outbreak, (reported.get(outbreak) ?? 0) + 1);
+      let byDay = reported.get(pair.domainId);
+      if (byDay === undefined) {
+        byDay = new Map();
+        reported.set(pair.domainId, byDay);
+      }
+      byDay.set(prev.firstSeen, (byDay.get(prev.firstSeen) ?? 0) + 1);
     }
     domains.add(pair, baseline, yesterday);
   };
 
-  for (const entry of entries) {
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
     const domainId = entry.network_tracking_domain_id;
     const isp = entry.isp;
     const slot = index.slot(domainId, isp);
@@ -249,18 +286,29 @@ export function classifyPairs(input: ClassifyInput): Classification {
     slot.listed = true;
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
+    day30.add(entry);
 
-    const today = measureEntry(entry, settings, input.rule);
+    measureEntryInto(today, entry, settings, input.rule);
     const prev = slot.prev;
-    const extended = extendRun(
-      slot.run,
-      asOf,
-      { yesterday: today.yesterday, d7: today.baseline, d14: today.d14 },
-      today.significance,
-    );
+    clicks.yesterday = today.yesterday;
+    clicks.d7 = today.baseline;
+    clicks.d14 = today.d14;
+    const extended = extendRun(slot.run, asOf, clicks, today.significance);
     let run: WatchedRun | undefined;
     if (extended !== undefined) {
-      run = extended === slot.run ? (slot.run as WatchedRun) : { domainId, isp, ...extended };
+      run =
+        extended === slot.run
+          ? (slot.run as WatchedRun)
+          : {
+              domainId,
+              isp,
+              since: extended.since,
+              last: extended.last,
+              days: extended.days,
+              clicks: extended.clicks,
+              d7: extended.d7,
+              d14: extended.d14,
+            };
       runs.push(run);
     }
     if (prev !== undefined) today.alertable = today.sustained;
@@ -272,9 +320,26 @@ export function classifyPairs(input: ClassifyInput): Classification {
     }
     const key = slot.key || pairKey(domainId, isp);
     const silence = matchSilence(domainId, isp);
-    const step = today.alertable
-      ? stepAlertable(prev, today, domainId, isp, domainUrl, silence !== undefined, asOf, settings)
-      : stepQuiet(prev as ActivePair, silence !== undefined, asOf, settings);
+    const silenced = silence !== undefined;
+    let step: Step;
+    if (today.alertable) {
+      step = stepAlertable(
+        stepped,
+        prev,
+        today,
+        domainId,
+        isp,
+        domainUrl,
+        silenced,
+        asOf,
+        settings,
+      );
+    } else {
+      const active = prev as ActivePair;
+      step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
+        ? stepHeld(stepped, active, silenced)
+        : stepQuiet(stepped, active, silenced, asOf, settings);
+    }
     const pair: ClassifiedPair = {
       key,
       domainId,
@@ -287,10 +352,12 @@ export function classifyPairs(input: ClassifyInput): Classification {
       significance: today.significance,
       firstSeen: prev?.firstSeen ?? asOf,
       quietRuns: step.quietRuns,
+      // The e-mail builds its figures from the entry, for the pairs it lists only.
+      entry,
+      // In the literal, not added after: a property added later costs each of 50,000 pairs a
+      // second allocation (its out-of-object property store; target P6).
+      run,
     };
-    // The e-mail builds its figures from the entry, for the pairs it lists only.
-    pair.entry = entry;
-    if (run !== undefined) pair.run = run;
     if (steady) pair.steady = true;
     if (step.pairClass === 'cleared' && prev !== undefined) {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
@@ -299,12 +366,20 @@ export function classifyPairs(input: ClassifyInput): Classification {
     record(key, prev, step, pair, today.baseline, today.yesterday);
   }
 
-  for (const slot of history) {
+  const day30Share = day30.share();
+  for (let h = 0; h < history.length; h++) {
+    const slot = history[h]!;
     if (slot.listed) continue;
     const prev = slot.prev as ActivePair;
     const key = slot.key;
     const silence = matchSilence(prev.domainId, prev.isp);
-    const step = stepQuiet(prev, silence !== undefined, asOf, settings);
+    const silenced = silence !== undefined;
+    const step = holdsUnlisted(slot.run, asOf, prev.dropPercent, day30Share, settings)
+      ? stepHeld(stepped, prev, silenced)
+      : stepQuiet(stepped, prev, silenced, asOf, settings);
+    if (step.next !== undefined && slot.run !== undefined && keepsRunUnlisted(slot.run, asOf)) {
+      runs.push(slot.run as WatchedRun);
+    }
     const pair: ClassifiedPair = {
       key,
       domainId: prev.domainId,
@@ -350,15 +425,17 @@ export const JOIN_WITHIN_DAYS = 2;
  */
 function joinReported(
   fresh: readonly ClassifiedPair[],
-  reported: ReadonlyMap<string, number>,
+  reported: ReadonlyMap<number, ReadonlyMap<IsoDate, number>>,
   rollup: readonly DomainRollup[],
   counts: ClassCounts,
 ): void {
   if (fresh.length === 0 || reported.size === 0) return;
   const outbreaks = new Set<number>();
-  for (const [outbreak, pairs] of reported) {
-    if (pairs >= HEADLINE_MIN_ISPS) outbreaks.add(Number(outbreak.slice(0, outbreak.indexOf('|'))));
-  }
+  reported.forEach((byDay, domainId) => {
+    byDay.forEach((pairs) => {
+      if (pairs >= HEADLINE_MIN_ISPS) outbreaks.add(domainId);
+    });
+  });
   const joinable = new Set<number>();
   for (const domain of rollup) {
     if (domain.headline && outbreaks.has(domain.domainId)) joinable.add(domain.domainId);

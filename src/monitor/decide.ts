@@ -7,6 +7,7 @@
  */
 
 import type { AlertSettings } from '../config/schema.js';
+import type { ThmErrorCode } from '../errors.js';
 import { classifyPairs, isEmailedClass } from './classify.js';
 import { invoiceChange } from './invoice.js';
 import { pairEvent } from './pair-key.js';
@@ -160,7 +161,7 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
  * when no problem episode is open, one that opens with a "monitoring problem" e-mail.
  */
 export function decideTrafficFailure(
-  input: RunBase & { failure: { code: string; message: string } },
+  input: RunBase & { failure: { code: ThmErrorCode; message: string } },
 ): RunDecision {
   const { failure, now } = input;
   const decision: RunDecision = {
@@ -228,7 +229,10 @@ export function pairEvents(
   settings: Pick<AlertSettings, 'notifyCleared'>,
 ): string[] {
   const events: string[] = [];
-  for (const pair of classification.pairs) {
+  const pairs = classification.pairs;
+  // Indexed, not for...of: no iterator garbage over 50,000 pairs (target P6).
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
     if (isEmailedClass(pair.class, settings)) events.push(pairEvent(pair.class, pair.key));
   }
   return events;

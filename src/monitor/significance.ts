@@ -36,6 +36,19 @@ export function poissonZCorrected(before: number, after: number): number {
 }
 
 /**
+ * z of `after` lying below `share` of `before` (both Poisson counts): how far beyond noise a drop
+ * from `before` to `after` is larger than 1 - share. `share * before` has variance
+ * share^2 * before; one click is taken off the difference as in poissonZCorrected. share 1 is
+ * poissonZCorrected itself.
+ */
+export function poissonZBelowShare(before: number, share: number, after: number): number {
+  const variance = share * share * before + after;
+  if (variance <= 0) return 0;
+  const diff = share * before - after;
+  return (Math.sign(diff) * Math.max(0, Math.abs(diff) - 1)) / Math.sqrt(variance);
+}
+
+/**
  * The rule in use: the drop must stand out against BOTH weeks back, and the weaker of the two
  * z figures is the evidence. One comparison day that happened to be high (the usual source of
  * a noise alert) no longer suffices, while a real drop lies below both weeks and loses almost

@@ -1,5 +1,10 @@
 import type { AlertSettings } from '../config/schema.js';
-import { significanceOf, type SignificanceRule } from './significance.js';
+import {
+  poissonZBelowShare,
+  significanceOf,
+  type ClickCounts,
+  type SignificanceRule,
+} from './significance.js';
 import type { IspTrend, Severity } from './types.js';
 
 /**
@@ -61,6 +66,43 @@ export function severityOf(dropPercent: number, settings: Thresholds): Severity 
   return dropPercent >= settings.criticalDropPercent ? 'critical' : 'warning';
 }
 
+/** Active pairs counted by the severity of their last numbers (`thm status`, the metrics). */
+export function countBySeverity(
+  pairs: Iterable<{ dropPercent: number }>,
+  settings: Thresholds,
+): Record<Severity, number> {
+  const counts: Record<Severity, number> = { warning: 0, critical: 0 };
+  for (const pair of pairs) counts[severityOf(pair.dropPercent, settings)] += 1;
+  return counts;
+}
+
+/**
+ * A rise from warning to critical is e-mailed ("worse") only when yesterday lies below the
+ * critical level of BOTH weeks back by this many standard deviations of noise: a pair that
+ * halves on weekends is measured just under 50% one day and just over it the next, and the
+ * second is not news. docs/alert-quality.md has the measurement.
+ */
+export const CRITICAL_MARGIN_Z = 1.5;
+
+/**
+ * Critical beyond day-to-day noise (CRITICAL_MARGIN_Z): what makes an active pair `worse`.
+ * With minSignificance 0 (the noise test off) or criticalDropPercent 100 (no room for a
+ * margin) the severity alone decides, as before.
+ */
+export function isClearlyCritical(
+  counts: ClickCounts,
+  settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
+): boolean {
+  const keep = 1 - settings.criticalDropPercent / 100;
+  if (settings.minSignificance <= 0 || keep <= 0) return true;
+  return (
+    Math.min(
+      poissonZBelowShare(counts.d7, keep, counts.yesterday),
+      poissonZBelowShare(counts.d14, keep, counts.yesterday),
+    ) >= CRITICAL_MARGIN_Z
+  );
+}
+
 /** A listed pair's numbers as the lifecycle sees them. */
 export interface PairMeasure {
   baseline: number;
@@ -75,8 +117,38 @@ export interface PairMeasure {
   severity: Severity;
 }
 
+/** A measure to fill in with {@link measureEntryInto}. */
+export function emptyMeasure(): PairMeasure {
+  return {
+    baseline: 0,
+    d14: 0,
+    yesterday: 0,
+    dropPercent: 0,
+    significance: 0,
+    alertable: false,
+    sustained: false,
+    severity: 'warning',
+  };
+}
+
 /** `rule` is for the simulation's comparison of rules only; the monitor uses the default. */
 export function measureEntry(
+  entry: IspTrend,
+  settings: Thresholds,
+  rule: SignificanceRule = significanceOf,
+): PairMeasure {
+  return measureEntryInto(emptyMeasure(), entry, settings, rule);
+}
+
+/** The clicks the significance rule reads, refilled per entry (a rule reads, never keeps them). */
+const ruleInput = { yesterday: 0, d7: 0, d14: 0 };
+
+/**
+ * measureEntry into an object the caller reuses: classifyPairs measures 50,000 entries a run
+ * and keeps none of the measures (target P6, docs/performance.md).
+ */
+export function measureEntryInto(
+  out: PairMeasure,
   entry: IspTrend,
   settings: Thresholds,
   rule: SignificanceRule = significanceOf,
@@ -85,15 +157,17 @@ export function measureEntry(
   const yesterday = entry.yesterday_total_clicks;
   const dropPercent = dropPercentOf(entry);
   const d14 = entry.fourteen_days_ago_total_clicks;
-  const significance = rule({ yesterday, d7: baseline, d14 });
-  return {
-    baseline,
-    d14,
-    yesterday,
-    dropPercent,
-    significance,
-    alertable: isAlertable(baseline, dropPercent, significance, settings),
-    sustained: isSustained(baseline, dropPercent, significance, settings),
-    severity: severityOf(dropPercent, settings),
-  };
+  ruleInput.yesterday = yesterday;
+  ruleInput.d7 = baseline;
+  ruleInput.d14 = d14;
+  const significance = rule(ruleInput);
+  out.baseline = baseline;
+  out.d14 = d14;
+  out.yesterday = yesterday;
+  out.dropPercent = dropPercent;
+  out.significance = significance;
+  out.alertable = isAlertable(baseline, dropPercent, significance, settings);
+  out.sustained = isSustained(baseline, dropPercent, significance, settings);
+  out.severity = severityOf(dropPercent, settings);
+  return out;
 }

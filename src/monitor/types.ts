@@ -16,21 +16,31 @@
  *   first (`isSustained`): the floor decides what is worth a first e-mail, not when it ends.
  * - listed run (monitor/runs.ts): the consecutive as-of dates a pair was in the API's list with
  *   some evidence of its own (z >= 1), with its clicks summed against days 7 and 14 back; kept
- *   for every pair in today's list (not only active ones), dropped when it leaves the list.
+ *   for every pair in today's list (not only active ones), dropped when it leaves the list (an
+ *   active pair keeps it for up to 2 days out of the list, for a held run).
  * - steady decline: alertable because of its listed run (3+ days, certain together, still as
  *   deep, today at least 3/4 of minDropPercent) although today's numbers alone are not.
  * - joined: a pair that would be new, in a headline domain of which at least HEADLINE_MIN_ISPS
  *   pairs were already active and are still alertable: it was reported with its domain, so it
  *   becomes active as ongoing (no e-mail of its own).
  * - active pair: a pair the monitor has alerted on and not yet cleared (the history).
+ * - held run (monitor/hold.ts): a run in which an active pair whose last alertable drop was
+ *   under criticalDropPercent is not alertable but its decline goes on by the monitor's memory:
+ *   it is in its listed run and down at least half of minDropPercent, or, after a listed run of
+ *   3+ days, missing from the list for at most 2 days on which day 30 back, as the list shows
+ *   it, could hide a decline that deep. Neither alertable nor quiet: nothing about the pair
+ *   changes.
  * - quiet run: a run in which an active pair is not alertable (absent from the list, or listed
- *   under the thresholds).
+ *   under the thresholds) and not held.
  * - classes (each pair of a run gets exactly one):
  *   - new: alertable today, not active before.
- *   - worse: active, severity rose from warning to critical since it was last e-mailed.
+ *   - worse: active, severity rose from warning to critical since it was last e-mailed, and the
+ *     drop is critical beyond day-to-day noise (isClearlyCritical, monitor/thresholds.ts).
  *   - reminder: active, still alertable, renotifyAfterDays days since it was last e-mailed.
- *   - ongoing: active, none of the above (including quiet runs short of clearAfterRuns).
- *   - cleared: active, not alertable for clearAfterRuns runs in a row. Never "recovered": see
+ *   - ongoing: active, none of the above (including held runs, and quiet runs short of
+ *     clearAfterRuns).
+ *   - cleared: active, clearAfterRuns quiet runs since it was last alertable (held runs between
+ *     them do not count). Never "recovered": see
  *     `mayStillBeDepressed`.
  *   - silenced: matches an unexpired silence; counted, never e-mailed.
  * - pair event: (pair, class, as-of date) of an e-mailed class; never e-mailed twice.
@@ -66,6 +76,7 @@
 
 import type { IspTrend } from '../api/schemas.js';
 import type { IsoDate } from '../dates.js';
+import type { ThmErrorCode } from '../errors.js';
 import type { ListedRun } from './runs.js';
 
 export type Severity = 'warning' | 'critical';
@@ -78,8 +89,18 @@ export const PAIR_CLASSES: readonly PairClass[] = [
   'cleared',
   'silenced',
 ];
+/**
+ * The e-mailed classes of a pair still declining: an alert lists these by domain, and sends
+ * them whatever alerts.notifyCleared says.
+ */
+export const DECLINING_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder'];
 /** The classes that put a pair into an e-mail (cleared only with alerts.notifyCleared). */
-export const EMAILED_CLASSES: readonly PairClass[] = ['new', 'worse', 'reminder', 'cleared'];
+export const EMAILED_CLASSES: readonly PairClass[] = [...DECLINING_CLASSES, 'cleared'];
+
+/** Whether a pair of this class is e-mailed as declining (new, worse, reminder). */
+export function isDecliningClass(pairClass: PairClass): boolean {
+  return DECLINING_CLASSES.includes(pairClass);
+}
 
 /** Clicks, conversions or revenue of one pair on the four days the API reports. */
 export interface DayFigures {
@@ -119,7 +140,7 @@ export interface ActivePair {
   lastNotified: IsoDate;
   /** Severity it had in that e-mail. */
   notifiedSeverity: Severity;
-  /** Runs in a row it has not been alertable (0 while alertable). */
+  /** Quiet runs since it was last alertable (0 while alertable; held runs do not count). */
   quietRuns: number;
   /** Last alertable numbers: baseline (7 days back) and yesterday's clicks, drop percent. */
   baseline: number;
@@ -237,10 +258,12 @@ export interface RunRecord {
   counts?: ClassCounts;
   /** traffic-check: entries in the API's list. */
   pairsListed?: number;
-  /** Notifications this run decided (ids in the outbox). */
+  /** The e-mails this run decided (ids in the outbox; none for a network without recipients). */
   notificationIds: string[];
+  /** Its channel deliveries (`<notification id>-<channel>`, ids in the outbox); absent: none. */
+  deliveryIds?: string[];
   /** failed: the error's code and one-line message (never a secret). */
-  error?: { code: string; message: string };
+  error?: { code: ThmErrorCode; message: string };
   /** How many times this (network, kind, as-of) ran; > 1 after --force. */
   runs: number;
 }
@@ -277,7 +300,7 @@ export interface ProblemEpisode {
   kind: RunKind;
   /** Epoch milliseconds. */
   openedAt: number;
-  code: string;
+  code: ThmErrorCode;
   /** One line, with the API's own message when there was one. */
   message: string;
 }

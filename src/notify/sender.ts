@@ -55,11 +55,6 @@ export interface SenderOptions {
   leaseMs?: number;
   /** Told every attempt's outcome, with the notification (for metrics). */
   onOutcome?: (notification: OutboxItem, outcome: 'sent' | 'retry' | 'failed') => void;
-  /**
-   * Delivers the outbox's channel deliveries (ids `<notification>-<channel>`), so `deliver` and
-   * `deliverDue` handle every entry; without it they are left to whoever delivers channels.
-   */
-  channels?: { deliver(id: string): Promise<DeliveryOutcome> };
 }
 
 /** Five minutes: 20 SMTP steps at the default 15 s timeout. */
@@ -77,7 +72,6 @@ export class NotificationSender {
   readonly #random: () => number;
   readonly #leaseMs: number;
   readonly #onOutcome: SenderOptions['onOutcome'];
-  readonly #channels: SenderOptions['channels'];
   /** Names this sender as a lease holder (host, pid and a random part, for diagnosis). */
   readonly #owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 
@@ -91,7 +85,6 @@ export class NotificationSender {
     this.#random = options.random ?? Math.random;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#onOutcome = options.onOutcome;
-    this.#channels = options.channels;
   }
 
   /**
@@ -100,7 +93,7 @@ export class NotificationSender {
    */
   async deliver(id: string): Promise<DeliveryOutcome> {
     if (isChannelDeliveryId(id)) {
-      if (this.#channels) return this.#channels.deliver(id);
+      // Not an e-mail: the channels queue's sender (notify/channels/sender.ts) posts it.
       this.#logger.debug({ notificationId: id }, 'channel delivery left to the channel sender');
       return 'in-flight';
     }
@@ -134,6 +127,17 @@ export class NotificationSender {
     }
   }
 
+  /**
+   * One attempt, and when the notification is due again after 'retry' or 'not-due' (the deliver
+   * job waits until then): the shape the channel sender's `attempt` has too.
+   */
+  async attempt(id: string): Promise<{ outcome: DeliveryOutcome; retryAt?: number }> {
+    const outcome = await this.deliver(id);
+    if (outcome !== 'retry' && outcome !== 'not-due') return { outcome };
+    const retryAt = await this.dueAt(id);
+    return retryAt === undefined ? { outcome } : { outcome, retryAt };
+  }
+
   /** When a pending notification is due for its next attempt; undefined when not pending. */
   async dueAt(id: string): Promise<number | undefined> {
     const entry = await this.#store.getNotification(id);
@@ -160,7 +164,7 @@ export class NotificationSender {
       try {
         const outcome = await this.deliver(id);
         if (outcome === 'already-sent') summary.alreadySent += 1;
-        else if (outcome === 'in-flight') summary.inFlight += 1;
+        else if (outcome === 'in-flight' || outcome === 'endpoint-busy') summary.inFlight += 1;
         else if (outcome === 'not-due') summary.notDue += 1;
         else summary[outcome] += 1;
       } catch (error) {

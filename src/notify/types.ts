@@ -124,7 +124,9 @@ export type DeliveryOutcome =
   /** Another sender holds the lease and is delivering it now. */
   | 'in-flight'
   /** Pending, but its next attempt is not due yet (see OutboxEntry.nextAttemptAt). */
-  | 'not-due';
+  | 'not-due'
+  /** A channel delivery held back unposted: its endpoint has as many posts in flight as allowed. */
+  | 'endpoint-busy';
 
 export interface DeliverySummary {
   /** Entries looked at. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker } from 'bullmq';
 import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../jobs/redis.js';
+import { checkRedisRole, type RedisRole } from '../jobs/redis-role.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from './with-timeout.js';
 
@@ -38,6 +39,13 @@ export interface HealthOptions {
   intervalMs?: number;
   /** A canary older than this is a problem. @defaultValue 3 * intervalMs */
   staleAfterMs?: number;
+  /**
+   * One of the monitor's keys: the node it is written to is asked its ROLE (a replica, or a
+   * Cluster node that no longer owns the slot, is a problem). Absent: not asked.
+   */
+  roleKey?: string;
+  /** `redis.confirmReplicas`: fewer connected replicas is a problem. @defaultValue 0 */
+  confirmReplicas?: number;
   /** Longest wait for Redis in one check. @defaultValue 2000 */
   redisTimeoutMs?: number;
   now?: () => number;
@@ -49,6 +57,8 @@ export interface HealthReport {
   problems: string[];
   checkedAt: string;
   canary: { lastProcessedAt: string | null; ageSeconds: number | null };
+  /** The node the monitor writes to, as it says itself (when asked and answered). */
+  redis?: { node: string; role: string; replicas: number };
 }
 
 export interface HealthCheck {
@@ -143,6 +153,19 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       if (!worker.isRunning()) problems.push(`worker ${worker.name}: not running`);
       else if (worker.isPaused()) problems.push(`worker ${worker.name}: paused`);
     }
+    let role: RedisRole | undefined;
+    if (redisOk && options.roleKey !== undefined) {
+      try {
+        role = await withTimeout(
+          checkRedisRole(redis, options.roleKey, options.confirmReplicas ?? 0),
+          redisTimeoutMs,
+          'redis',
+        );
+        problems.push(...role.problems);
+      } catch (error) {
+        problems.push(redisProblem(error));
+      }
+    }
     if (redisOk) {
       try {
         const paused = await withTimeout(
@@ -166,6 +189,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
           lastProcessedAt === undefined ? null : new Date(lastProcessedAt).toISOString(),
         ageSeconds: lastProcessedAt === undefined ? null : seconds(at - lastProcessedAt),
       },
+      ...(role ? { redis: { node: role.node, role: role.role, replicas: role.replicas } } : {}),
     };
   }
 

@@ -3,8 +3,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ApiRequestEvent } from '../api/client.js';
 import type { NetworkConfig } from '../config/load.js';
 import { localDate } from '../dates.js';
-import { severityOf } from '../monitor/thresholds.js';
+import { latestRuns } from '../monitor/overdue.js';
+import { countBySeverity } from '../monitor/thresholds.js';
 import type { Severity } from '../monitor/types.js';
+import { EMAIL_CHANNEL } from '../notify/channels/types.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { withTimeout } from './with-timeout.js';
 
@@ -22,8 +24,9 @@ import { withTimeout } from './with-timeout.js';
  *   keeps a Redis outage from hanging the scrape: then `thm_redis_up` is 0 and the Redis-read
  *   series are absent rather than stale.
  *
- * Labels stay bounded: network ids (from the config), fixed endpoint names, job kinds and
- * outcomes, HTTP status codes. Never ISP names, domain URLs or notification ids.
+ * Labels stay bounded: network ids and channel names (from the config), fixed endpoint names,
+ * job kinds and outcomes, HTTP status codes. Never ISP names, domain URLs, notification ids or
+ * channel URLs.
  */
 
 export const METRIC_PREFIX = 'thm_';
@@ -81,7 +84,16 @@ export interface WorkerMetrics {
   /** For ApiClientOptions.onRequest. */
   observeApiRequest(event: ApiRequestEvent): void;
   recordJob(kind: string, networkId: unknown, outcome: JobOutcomeLabel, seconds: number): void;
-  recordNotification(networkId: unknown, kind: string, state: NotificationState): void;
+  /**
+   * One notification event on one channel: `email` (the default), or a configured channel's
+   * name (else `unknown`).
+   */
+  recordNotification(
+    networkId: unknown,
+    kind: string,
+    state: NotificationState,
+    channel?: string,
+  ): void;
   /** A reloaded config's networks: the label values and the Redis-read figures follow them. */
   setNetworks(networks: readonly NetworkConfig[]): void;
 }
@@ -108,6 +120,7 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
   const registry = new Registry();
   let networks = options.networks;
   let networkIds = new Set(networks.map((n) => n.id));
+  let channelNames = channelNamesOf(networks);
   const now = options.now ?? Date.now;
   const cacheMs = options.cacheMs ?? 5_000;
   const redisTimeoutMs = options.redisTimeoutMs ?? 2_000;
@@ -150,8 +163,8 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
   });
   const notifications = new Counter({
     name: 'thm_notifications_total',
-    help: 'Notifications by network, kind and state: decided by a run, sent, deferred by the mail server (retry), refused for good (failed).',
-    labelNames: ['network', 'kind', 'state'] as const,
+    help: 'Notifications by network, kind, channel (email, or a channel by its name) and state: decided by a run, sent, deferred by the mail server or endpoint (retry), refused for good (failed).',
+    labelNames: ['network', 'kind', 'channel', 'state'] as const,
     registers,
   });
 
@@ -258,11 +271,21 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
     setNetworks(next) {
       networks = next;
       networkIds = new Set(next.map((n) => n.id));
+      channelNames = channelNamesOf(next);
     },
-    recordNotification(networkId, kind, state) {
-      notifications.inc({ network: networkLabel(networkId), kind, state });
+    recordNotification(networkId, kind, state, channel = EMAIL_CHANNEL) {
+      notifications.inc({
+        network: networkLabel(networkId),
+        kind,
+        channel: channel === EMAIL_CHANNEL || channelNames.has(channel) ? channel : 'unknown',
+        state,
+      });
     },
   };
+}
+
+function channelNamesOf(networks: readonly NetworkConfig[]): Set<string> {
+  return new Set(networks.flatMap((n) => n.channels.map((c) => c.name)));
 }
 
 async function readRedisFigures(options: MetricsOptions, now: number): Promise<RedisFigures> {
@@ -301,20 +324,13 @@ async function readNetworkFigures(
     }),
     store.listRuns(network.id, { days: LAST_SUCCESS_DAYS, now }),
   ]);
-  const bySeverity: Record<Severity, number> = { warning: 0, critical: 0 };
-  for (const pair of state.active.values()) {
-    bySeverity[severityOf(pair.dropPercent, network.alerts)] += 1;
-  }
+  const bySeverity = countBySeverity(state.active.values(), network.alerts);
   const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
     network: network.id,
     severity,
     count: bySeverity[severity],
   }));
-  let last: number | undefined;
-  for (const run of runs) {
-    if (run.kind === 'traffic-check' && run.outcome !== 'failed')
-      last = Math.max(last ?? 0, run.finishedAt);
-  }
+  const last = latestRuns(runs).lastSuccess?.finishedAt;
   return last === undefined
     ? { active }
     : { active, lastSuccess: { network: network.id, at: last } };

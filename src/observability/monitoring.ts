@@ -3,6 +3,7 @@ import type { RedisClient } from '../jobs/redis.js';
 import type { Config } from '../config/load.js';
 import type { ReloadResult } from '../jobs/reload.js';
 import type { Logger } from '../log.js';
+import { storeKeys } from '../store/keys.js';
 import { startHealthCheck, type HealthCheck } from './health.js';
 import type { WorkerMetrics } from './metrics.js';
 import { startMonitoringServer, type MonitoringServer } from './server.js';
@@ -53,6 +54,8 @@ export async function startMonitoring(parts: {
     workers: parts.workers,
     queues: parts.queues,
     logger,
+    roleKey: storeKeys(config.redis.prefix).networks,
+    confirmReplicas: config.redis.confirm.replicas,
     ...(parts.canaryIntervalMs !== undefined ? { intervalMs: parts.canaryIntervalMs } : {}),
   });
   let server: MonitoringServer;

@@ -44,8 +44,6 @@ const SEEDS: readonly CreativeSeed[] = [
   },
 ];
 
-export const CREATIVE_COUNT = SEEDS.length;
-
 export function creative(
   network: SandboxNetwork,
   networkId: number,

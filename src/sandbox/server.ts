@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { invoiceSummaryRequestSchema } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { isIsoDate, localDate } from '../dates.js';
@@ -95,6 +96,12 @@ export interface Sandbox {
   clearFaults(): void;
   /** API requests received under /v1 (answered or not). */
   requests(): number;
+  /**
+   * The same requests, oldest first (the latest REQUEST_LOG_MAX): method, the path under /v1
+   * with its query, and the network of the key when it was one (tests use it to prove what was
+   * sent, or that nothing was).
+   */
+  requestLog(): SandboxRequest[];
   /** TCP connections accepted (tests use it to see connection reuse). */
   connections(): number;
   /** E-mails the platform would have sent on advertiser user creation, oldest first. */
@@ -103,6 +110,16 @@ export interface Sandbox {
 }
 
 export type { Fault, SandboxKey, SandboxNotification };
+
+export interface SandboxRequest {
+  method: string;
+  /** e.g. /networks/tieredcommissions, or /partners/connections/table?page=2 */
+  path: string;
+  network?: string;
+}
+
+/** Requests kept by requestLog(). */
+const REQUEST_LOG_MAX = 1_000;
 
 const PREMIUM_REQUIRED_MESSAGE = 'Traffic Health Premium package is required';
 const REQUEST_BODY_MAX = 1024 * 1024;
@@ -149,6 +166,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const explicitDays = scenario.networks.flatMap((n) => Object.keys(n.days)).sort();
   let day = scenario.startDay ?? explicitDays[0] ?? localDate(Date.now(), 'UTC');
   let requestCount = 0;
+  const requestLog: SandboxRequest[] = [];
   let connectionCount = 0;
   const bodies = new ByteBoundedCache();
   const advertiserUsers = new AdvertiserUserStore();
@@ -227,7 +245,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       path: '/networks/billings/affiliates/summary',
       endpoint: 'summary',
       handle: ({ network, body }) => {
-        const parsed = summaryRequestSchema.safeParse(body);
+        const parsed = invoiceSummaryRequestSchema.safeParse(body);
         if (!parsed.success) return errorAnswer(400, 'filters.status must be a string');
         return json(200, invoiceSummary(scenario.seed, network, day, parsed.data.filters.status));
       },
@@ -299,10 +317,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     requestCount += 1;
     const path = url.pathname.slice('/v1'.length).replace(/\/+$/, '') || '/';
-    const portal = PORTAL_OF_PREFIX[path.split('/')[1] ?? ''];
-    if (!portal) return sendAnswer(res, errorAnswer(404, 'Not Found'));
     const header = req.headers['x-service-api-key'];
     const key = typeof header === 'string' ? keyIndex.get(header) : undefined;
+    requestLog.push({
+      method: req.method ?? '',
+      path: path + url.search,
+      ...(key ? { network: key.network } : {}),
+    });
+    if (requestLog.length > REQUEST_LOG_MAX) requestLog.shift();
+    const portal = PORTAL_OF_PREFIX[path.split('/')[1] ?? ''];
+    if (!portal) return sendAnswer(res, errorAnswer(404, 'Not Found'));
     if (!key) return sendAnswer(res, errorAnswer(401, 'No Authentication Method Found'));
     if (key.portal !== portal) return sendAnswer(res, errorAnswer(403, 'Out of realm'));
     let params: string[] | undefined;
@@ -443,6 +467,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     injectFault: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     requests: () => requestCount,
+    requestLog: () => [...requestLog],
     connections: () => connectionCount,
     notifications: () => advertiserUsers.notifications(),
     close: () =>
@@ -454,8 +479,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   logger.info({ baseUrl: sandbox.baseUrl, networks: networks.size, day }, 'sandbox listening');
   return sandbox;
 }
-
-const summaryRequestSchema = z.object({ filters: z.object({ status: z.string() }) });
 
 async function readRequestBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];

@@ -1,12 +1,7 @@
 import { COMPARISONS, PERIODS } from '../api/schemas.js';
 import { addDays, daysBetween, weekday } from '../dates.js';
 import { binomial, hash32, poisson, rngFor } from './random.js';
-import {
-  isShorthandEntry,
-  type DayEntry,
-  type RealisticGenerator,
-  type SandboxNetwork,
-} from './scenario.js';
+import { isShorthandEntry, type DayEntry, type RealisticGenerator } from './scenario.js';
 
 /**
  * The ISP trend entries a network's isptrends answers with on an as-of date, computed the way
@@ -200,9 +195,4 @@ export function decliningEntriesTemplate(
 
 export function fillNetworkId(parts: string[], networkId: number): string {
   return parts.join(`"network_id":${networkId},`);
-}
-
-/** Whether a network has any trend source at all. */
-export function hasTrendData(network: SandboxNetwork): boolean {
-  return Object.keys(network.days).length > 0 || network.generator !== undefined;
 }

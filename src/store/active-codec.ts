@@ -2,6 +2,7 @@ import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import { pairKey } from '../monitor/pair-key.js';
 import type { ActivePair } from '../monitor/types.js';
+import { domainLists, type Flat } from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE string (one hash field), so that a run reads and
@@ -17,30 +18,34 @@ import type { ActivePair } from '../monitor/types.js';
 const VERSION = 1;
 const STRIDE = 10;
 
-type Flat = (string | number)[];
-
 export function encodeActive(pairs: Iterable<ActivePair>): string {
-  const domains = new Map<number, [number, string, Flat]>();
-  for (const p of pairs) {
-    let domain = domains.get(p.domainId);
-    if (domain === undefined) {
-      domain = [p.domainId, p.domainUrl, []];
-      domains.set(p.domainId, domain);
-    }
-    domain[2].push(
-      p.isp,
-      dayNumber(p.firstSeen),
-      dayNumber(p.lastSeen),
-      dayNumber(p.lastNotified),
-      p.notifiedSeverity === 'critical' ? 1 : 0,
-      p.quietRuns,
-      p.baseline,
-      p.yesterday,
-      Math.round(p.dropPercent * 100) / 100,
-      p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf),
-    );
+  const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
+  const domains = domainLists(
+    list,
+    (p) => p.domainId,
+    STRIDE,
+    (first, flat): [number, string, Flat] => [first.domainId, first.domainUrl, flat],
+  );
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i]!;
+    const domain = domains.get(p.domainId)!;
+    const flat = domain.flat;
+    let at = domain.filled;
+    flat[at++] = p.isp;
+    flat[at++] = dayNumber(p.firstSeen);
+    flat[at++] = dayNumber(p.lastSeen);
+    flat[at++] = dayNumber(p.lastNotified);
+    flat[at++] = p.notifiedSeverity === 'critical' ? 1 : 0;
+    flat[at++] = p.quietRuns;
+    flat[at++] = p.baseline;
+    flat[at++] = p.yesterday;
+    flat[at++] = Math.round(p.dropPercent * 100) / 100;
+    flat[at++] = p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf);
+    domain.filled = at;
   }
-  return JSON.stringify({ v: VERSION, d: [...domains.values()] });
+  const d: Array<[number, string, Flat]> = [];
+  domains.forEach((domain) => d.push(domain.entry));
+  return JSON.stringify({ v: VERSION, d });
 }
 
 function corrupt(detail: string): ThmError {

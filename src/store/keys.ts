@@ -10,6 +10,9 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:networks            set of network ids with state
  *   P:store:silence-ids         hash silence id -> network id (remove by id)
  *   P:store:scheduled-since     hash network id -> when a worker first scheduled it (epoch ms)
+ *   P:store:unreadable          hash network id -> the open problem episode of a network whose
+ *                               own hash cannot be read (kept outside it; handed over to it once
+ *                               it reads again)
  *   P:store:outbox:body         hash notification id -> Notification JSON (immutable)
  *   P:store:outbox:meta         hash notification id -> delivery state JSON
  *   P:store:outbox:pending      zset id, score = due time (epoch ms)
@@ -31,6 +34,7 @@ export interface StoreKeys {
   networks: string;
   silenceIds: string;
   scheduledSince: string;
+  unreadableEpisodes: string;
   outboxBody: string;
   outboxMeta: string;
   outboxPending: string;
@@ -50,6 +54,7 @@ export function storeKeys(prefix: string): StoreKeys {
     networks: `${base}:networks`,
     silenceIds: `${base}:silence-ids`,
     scheduledSince: `${base}:scheduled-since`,
+    unreadableEpisodes: `${base}:unreadable`,
     outboxBody: `${base}:outbox:body`,
     outboxMeta: `${base}:outbox:meta`,
     outboxPending: `${base}:outbox:pending`,
@@ -101,13 +106,4 @@ export function isRunField(field: string): boolean {
 /** Pair events already e-mailed for an as-of date, one JSON string per line. */
 export function sentField(asOf: IsoDate): string {
   return `sent:${asOf}`;
-}
-
-/** The Redis Cluster hash tag of a key (what decides its slot), or the whole key. */
-export function hashTagOf(key: string): string {
-  const open = key.indexOf('{');
-  if (open === -1) return key;
-  const close = key.indexOf('}', open + 1);
-  if (close === -1 || close === open + 1) return key;
-  return key.slice(open + 1, close);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ThmError } from '../errors.js';
+import { THM_ERROR_CODES, ThmError } from '../errors.js';
 import { PAIR_CLASSES, RUN_KINDS } from '../monitor/types.js';
 import type {
   InvoiceSnapshot,
@@ -16,6 +16,13 @@ import type { OutboxItem, OutboxNotification } from '../notify/types.js';
  * what comes back is validated, so a stale or hand-edited value is a clear THM_STORE error
  * instead of a crash somewhere downstream. Typed against the domain types, so they cannot drift.
  */
+
+/**
+ * An error code of a stored run record or problem episode. A code this version does not know
+ * (written by another version) reads as THM_INTERNAL, its message kept, rather than making the
+ * network's whole state unreadable.
+ */
+const storedCode = z.enum(THM_ERROR_CODES).catch('THM_INTERNAL');
 
 const counts = z.object(
   Object.fromEntries(PAIR_CLASSES.map((c) => [c, z.number().int()])) as Record<
@@ -34,7 +41,8 @@ export const runRecordSchema: z.ZodType<RunRecord> = z.object({
   counts: counts.optional(),
   pairsListed: z.number().int().optional(),
   notificationIds: z.array(z.string()),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  deliveryIds: z.array(z.string()).optional(),
+  error: z.object({ code: storedCode, message: z.string() }).optional(),
   runs: z.number().int(),
 });
 
@@ -47,7 +55,7 @@ export const premiumStateSchema: z.ZodType<PremiumState> = z.object({
 export const problemEpisodeSchema: z.ZodType<ProblemEpisode> = z.object({
   kind: z.enum(RUN_KINDS),
   openedAt: z.number(),
-  code: z.string(),
+  code: storedCode,
   message: z.string(),
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../jobs/redis.js';
+import { isFailoverReply, type RedisClient } from '../jobs/redis.js';
+import { writeConfirmed, type ConfirmOptions } from './confirm.js';
 import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
@@ -14,7 +15,11 @@ import type {
   Silence,
   WatchedRun,
 } from '../monitor/types.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
+import {
+  EMAIL_CHANNEL,
+  parseChannelDeliveryId,
+  type ChannelDelivery,
+} from '../notify/channels/types.js';
 import type {
   Notification,
   OutboxClaim,
@@ -48,9 +53,11 @@ import {
   commitScript,
   deleteNetworkScript,
   leaseScript,
+  handOverEpisodeScript,
   outboxAddScript,
   outboxScript,
   removeSilenceScript,
+  unreadableProblemScript,
 } from './scripts.js';
 
 /** What a run needs to know about its network, read in one command. */
@@ -128,6 +135,8 @@ export class RedisStore implements OutboxStore {
   constructor(
     private readonly redis: RedisClient,
     prefix: string,
+    /** Writes that must survive a failover (commit, claim) wait for replicas: store/confirm.ts. */
+    private readonly confirm: ConfirmOptions = { replicas: 0, timeoutMs: 0 },
   ) {
     this.keys = storeKeys(prefix);
   }
@@ -232,17 +241,20 @@ export class RedisStore implements OutboxStore {
       effect.invoiceSnapshot ? JSON.stringify(effect.invoiceSnapshot.snapshot) : '',
       effect.invoiceSnapshot?.keep ?? 0,
     ];
+    const networkKey = this.keys.network(networkId);
     const reply = (await this.call('commit', () =>
-      commitScript.run(
-        this.redis,
-        [
-          this.keys.network(networkId),
-          this.keys.outboxBody,
-          this.keys.outboxPending,
-          this.keys.invoices(networkId),
-          this.keys.networks,
-        ],
-        args,
+      writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
+        commitScript.run(
+          this.redis,
+          [
+            networkKey,
+            this.keys.outboxBody,
+            this.keys.outboxPending,
+            this.keys.invoices(networkId),
+            this.keys.networks,
+          ],
+          args,
+        ),
       ),
     )) as [string, string];
     const [status, detail] = reply;
@@ -255,6 +267,16 @@ export class RedisStore implements OutboxStore {
       };
     }
     return { committed: false, reason: 'conflict' };
+  }
+
+  /**
+   * Waits until replicas have what this connection wrote to the network's state (store/confirm.ts);
+   * a commit in doubt that the state shows was made counts only then.
+   */
+  async confirmNetworkWrites(networkId: string): Promise<void> {
+    await writeConfirmed(this.redis, this.keys.network(networkId), this.confirm, 'commit', () =>
+      Promise.resolve(),
+    );
   }
 
   async getRun(networkId: string, kind: RunKind, asOf: IsoDate): Promise<RunRecord | undefined> {
@@ -505,23 +527,70 @@ export class RedisStore implements OutboxStore {
   // ---------------------------------------------------------------- outbox
 
   /**
-   * Puts notifications into the outbox without a run record (see outboxAddScript): for a
-   * network whose own state cannot be read or written. Returns how many were new.
+   * Puts notifications (e-mails) and channel deliveries into the outbox on their own, without a
+   * run record (see outboxAddScript). Returns how many were new.
    */
-  async addToOutbox(notifications: readonly Notification[]): Promise<number> {
-    if (notifications.length === 0) return 0;
-    const args = notifications.flatMap((n) => [
-      n.id,
-      JSON.stringify(outboxNotification(n)),
-      String(n.createdAt),
-    ]);
+  async addToOutbox(items: ReadonlyArray<Notification | ChannelDelivery>): Promise<number> {
+    if (items.length === 0) return 0;
     return (await this.call('addToOutbox', () =>
       outboxAddScript.run(
         this.redis,
         [this.keys.outboxBody, this.keys.outboxPending],
-        [notifications.length, ...args],
+        [items.length, ...outboxArgs(items)],
       ),
     )) as number;
+  }
+
+  // ---------------------------------------------------------------- unreadable state
+
+  /**
+   * A network whose own state cannot be read: opens its unreadable-state episode and puts the
+   * problem notice (e-mails and channel deliveries) into the outbox, in one step (see
+   * unreadableProblemScript). False, and nothing added, when the episode is open already: one
+   * notice per episode, not one per failed run or as-of date.
+   */
+  async openUnreadableEpisode(
+    networkId: string,
+    episode: ProblemEpisode,
+    items: ReadonlyArray<Notification | ChannelDelivery>,
+  ): Promise<boolean> {
+    this.keys.network(networkId); // validates the id
+    const keys = [this.keys.unreadableEpisodes, this.keys.outboxBody, this.keys.outboxPending];
+    const added = (await this.call('openUnreadableEpisode', () =>
+      writeConfirmed(this.redis, keys[0]!, this.confirm, 'commit', () =>
+        unreadableProblemScript.run(this.redis, keys, [
+          networkId,
+          JSON.stringify(episode),
+          items.length,
+          ...outboxArgs(items),
+        ]),
+      ),
+    )) as number;
+    return added >= 0;
+  }
+
+  /** The networks with an open unreadable-state episode. */
+  async unreadableEpisodeNetworks(): Promise<string[]> {
+    const ids = await this.call('unreadableEpisodeNetworks', () =>
+      this.redis.hkeys(this.keys.unreadableEpisodes),
+    );
+    return ids.sort();
+  }
+
+  /**
+   * Ends the unreadable-state episode of a network whose state reads again (see
+   * handOverEpisodeScript): it becomes the network's open problem, closed with one "restored"
+   * notice by the next successful traffic-check. False when there was none.
+   */
+  async handOverUnreadableEpisode(networkId: string): Promise<boolean> {
+    const handed = await this.networkCall(networkId, 'handOverUnreadableEpisode', () =>
+      handOverEpisodeScript.run(
+        this.redis,
+        [this.keys.unreadableEpisodes, this.keys.network(networkId)],
+        [networkId, FIELD.problem, FIELD.rev],
+      ),
+    );
+    return handed === 1;
   }
 
   /**
@@ -545,8 +614,13 @@ export class RedisStore implements OutboxStore {
     leaseMs: number,
     now: number,
   ): Promise<OutboxClaim> {
+    // Confirmed before anything is sent: an e-mail never goes out on an entry or a lease that
+    // a failover could take back (the entry would be decided and sent again).
+    const keys = this.leaseKeys(id);
     const reply = (await this.call('claimNotification', () =>
-      leaseScript.run(this.redis, this.leaseKeys(id), ['claim', id, owner, leaseMs, now]),
+      writeConfirmed(this.redis, keys[0]!, this.confirm, 'claim', () =>
+        leaseScript.run(this.redis, keys, ['claim', id, owner, leaseMs, now]),
+      ),
     )) as [string, string?, (string | null)?];
     const [status, body, meta] = reply;
     if (status === 'claimed' && body !== undefined) {
@@ -673,6 +747,36 @@ export class RedisStore implements OutboxStore {
     return { pending: pending ?? 0, sent: sent ?? 0, failed: failed ?? 0 };
   }
 
+  /**
+   * The outbox per channel (`email`, or a channel delivery's channel name) and state: for
+   * `thm status`. Reads the ids of the three sets (the sent one is bounded by
+   * SENT_NOTIFICATION_MAX).
+   */
+  async outboxCountsByChannel(): Promise<
+    Record<string, { pending: number; sent: number; failed: number }>
+  > {
+    const k = this.keys;
+    const replies = await this.call('outboxCountsByChannel', () =>
+      this.redis
+        .multi()
+        .zrange(k.outboxPending, 0, -1)
+        .zrange(k.outboxSent, 0, -1)
+        .zrange(k.outboxFailed, 0, -1)
+        .exec(),
+    );
+    const states = ['pending', 'sent', 'failed'] as const;
+    const counts: Record<string, { pending: number; sent: number; failed: number }> = {};
+    (replies ?? []).forEach(([error, ids], i) => {
+      if (error) throw storeError('outboxCountsByChannel', error);
+      for (const id of ids as string[]) {
+        const channel = parseChannelDeliveryId(id)?.channel ?? EMAIL_CHANNEL;
+        counts[channel] ??= { pending: 0, sent: 0, failed: 0 };
+        counts[channel][states[i]!] += 1;
+      }
+    });
+    return counts;
+  }
+
   private async transition(
     op: 'attempt' | 'sent' | 'failed' | 'retry',
     id: string,
@@ -787,6 +891,15 @@ export class RedisStore implements OutboxStore {
   }
 }
 
+/** Outbox entries as script arguments: id, JSON, due time each. */
+function outboxArgs(items: ReadonlyArray<Notification | ChannelDelivery>): string[] {
+  return items.flatMap((item) => [
+    item.id,
+    JSON.stringify('channel' in item ? item : outboxNotification(item)),
+    String(item.createdAt),
+  ]);
+}
+
 /** What the outbox keeps of a notification: all but the events (see OutboxNotification). */
 function outboxNotification(n: Notification): OutboxNotification {
   const { events: _events, ...kept } = n;
@@ -797,8 +910,8 @@ function storeError(operation: string, error: unknown): ThmError {
   if (error instanceof ThmError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // A reply error (WRONGTYPE, a script's THM_STORE ...) will not go away by retrying; a lost
-  // connection may.
-  const reply = error instanceof Error && error.name === 'ReplyError';
+  // connection may, and so does a failover's refusal (READONLY, CLUSTERDOWN, ...).
+  const reply = error instanceof Error && error.name === 'ReplyError' && !isFailoverReply(error);
   return new ThmError('THM_STORE', `redis ${operation}: ${firstLine(message)}`, {
     retryable: !reply,
     cause: error,

@@ -2,6 +2,7 @@ import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import { pairKey } from '../monitor/pair-key.js';
 import type { WatchedRun } from '../monitor/types.js';
+import { domainLists, type Flat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE string, one hash field beside the
@@ -14,19 +15,31 @@ import type { WatchedRun } from '../monitor/types.js';
 const VERSION = 1;
 const STRIDE = 7;
 
-type Flat = (string | number)[];
-
 export function encodeRuns(runs: Iterable<WatchedRun>): string {
-  const domains = new Map<number, [number, Flat]>();
-  for (const r of runs) {
-    let domain = domains.get(r.domainId);
-    if (domain === undefined) {
-      domain = [r.domainId, []];
-      domains.set(r.domainId, domain);
-    }
-    domain[1].push(r.isp, dayNumber(r.since), dayNumber(r.last), r.days, r.clicks, r.d7, r.d14);
+  const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
+  const domains = domainLists(
+    list,
+    (r) => r.domainId,
+    STRIDE,
+    (first, flat): [number, Flat] => [first.domainId, flat],
+  );
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i]!;
+    const domain = domains.get(r.domainId)!;
+    const flat = domain.flat;
+    let at = domain.filled;
+    flat[at++] = r.isp;
+    flat[at++] = dayNumber(r.since);
+    flat[at++] = dayNumber(r.last);
+    flat[at++] = r.days;
+    flat[at++] = r.clicks;
+    flat[at++] = r.d7;
+    flat[at++] = r.d14;
+    domain.filled = at;
   }
-  return JSON.stringify({ v: VERSION, d: [...domains.values()] });
+  const d: Array<[number, Flat]> = [];
+  domains.forEach((domain) => d.push(domain.entry));
+  return JSON.stringify({ v: VERSION, d });
 }
 
 function corrupt(detail: string): ThmError {

@@ -356,9 +356,8 @@ return {'claimed', body, raw or false}
 );
 
 /**
- * Notifications added to the outbox without a run record: the problem e-mail of a network whose
- * own stored state is unreadable (its run cannot be committed). An id already in the outbox
- * (pending, sent or failed) is left as it is, so a retried failure never sends twice.
+ * Entries added to the outbox on their own, without a run record. An id already in the outbox
+ * (pending, sent or failed) is left as it is, so adding again never sends twice.
  * KEYS: 1 outbox bodies, 2 outbox pending. ARGV: n, n x (id, json, dueAt)
  * Returns the number added.
  */
@@ -379,5 +378,74 @@ for j = 0, n - 1 do
   end
 end
 return added
+`,
+);
+
+/**
+ * The monitoring problem of a network whose own stored state is unreadable (its run can be
+ * neither loaded nor committed): opens its unreadable-state episode, kept outside the network's
+ * hash, and adds the problem notice (e-mail and channel deliveries) to the outbox, in one step.
+ * An episode already open adds nothing: one notice per episode, however many runs and as-of
+ * dates fail meanwhile. An id already in the outbox (pending, sent or failed) is left as it is.
+ * KEYS: 1 unreadable-episodes hash, 2 outbox bodies, 3 outbox pending.
+ * ARGV: networkId, episodeJson, n, n x (id, json, dueAt)
+ * Returns the number of entries added, or -1 when the episode was open already.
+ */
+export const unreadableProblemScript = new LuaScript(
+  'unreadable-problem',
+  `${PRELUDE}
+local episodes, bodies, pending = KEYS[1], KEYS[2], KEYS[3]
+local networkId, episode = ARGV[1], ARGV[2]
+local n = tonumber(ARGV[3])
+if n == nil then return fail('invalid notification count') end
+-- Phase 1: reads and checks only.
+for j = 0, n - 1 do
+  if tonumber(ARGV[6 + j * 3]) == nil then
+    return fail('invalid due time of notification ' .. tostring(ARGV[4 + j * 3]))
+  end
+end
+if not isType(episodes, 'hash') then return fail('WRONGTYPE ' .. episodes) end
+if redis.call('HEXISTS', episodes, networkId) == 1 then return -1 end
+local fresh = {}
+for j = 0, n - 1 do
+  if redis.call('HEXISTS', bodies, ARGV[4 + j * 3]) == 0 then fresh[#fresh + 1] = j end
+end
+-- Phase 2: writes (the pending zset first: a WRONGTYPE there aborts before anything is written).
+for _, j in ipairs(fresh) do
+  redis.call('ZADD', pending, tonumber(ARGV[6 + j * 3]), ARGV[4 + j * 3])
+  redis.call('HSET', bodies, ARGV[4 + j * 3], ARGV[5 + j * 3])
+end
+redis.call('HSET', episodes, networkId, episode)
+return #fresh
+`,
+);
+
+/**
+ * Ends a network's unreadable-state episode once its state reads again: the episode becomes the
+ * network's open problem (unless one is open there already), so its next successful
+ * traffic-check sends the one "restored" notice, as for any episode; the revision moves on, so
+ * a run deciding meanwhile decides again with it.
+ * KEYS: 1 unreadable-episodes hash, 2 network hash. ARGV: networkId, problemField, revField
+ * Returns 1 when an episode was handed over, 0 when there was none.
+ */
+export const handOverEpisodeScript = new LuaScript(
+  'hand-over-episode',
+  `${PRELUDE}
+local episodes, net = KEYS[1], KEYS[2]
+local networkId, problemField, revField = ARGV[1], ARGV[2], ARGV[3]
+-- Phase 1: reads and checks only.
+local episode = redis.call('HGET', episodes, networkId)
+if not episode then return 0 end
+if not isType(net, 'hash') then return fail('WRONGTYPE ' .. net) end
+local open = redis.call('HEXISTS', net, problemField) == 1
+local hasRev = redis.call('HEXISTS', net, revField) == 1
+-- An entry that is not what the store wrote is dropped, never copied into the network's hash.
+local ok, decoded = pcall(cjson.decode, episode)
+local readable = ok and type(decoded) == 'table'
+-- Phase 2: writes (HINCRBY first: a revision that is not a number aborts before anything).
+if hasRev then redis.call('HINCRBY', net, revField, 1) end
+if readable and not open then redis.call('HSET', net, problemField, episode) end
+redis.call('HDEL', episodes, networkId)
+return 1
 `,
 );

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KNOWN_ENDPOINTS, findEndpoint } from '../../src/api/endpoints.js';
-import { collectPagesUpTo, type PageRequest } from '../../src/api/paging.js';
+import { KNOWN_ENDPOINTS, findEndpoint, pathParams } from '../../src/api/endpoints.js';
 import {
   advertiserUserProblems,
   tieredCommissionProblems,
@@ -28,6 +27,37 @@ describe('findEndpoint: the spec summary table by method and path', () => {
     ['POST', '/networks/advertisers/1/users/2'],
   ])('%s %s is not a known endpoint', (method, path) => {
     expect(findEndpoint(method, path)).toBeUndefined();
+  });
+
+  it('has request rules where the spec states some (thm api checks them before sending)', () => {
+    const withRules = KNOWN_ENDPOINTS.filter((e) => e.request).map((e) => e.path);
+    expect(withRules.sort()).toEqual([
+      '/networks/advertisers/{advertiserId}/users',
+      '/networks/billings/affiliates/summary',
+      '/networks/creatives/{creativeId}',
+      '/networks/reporting/entity/table',
+      '/networks/tieredcommissions',
+      '/partners/connections/table',
+    ]);
+    const creative = findEndpoint('GET', '/networks/creatives/0')!;
+    expect(pathParams(creative, '/networks/creatives/0/')).toEqual(['0']);
+    const check = (e: typeof creative, path: string, body?: unknown) =>
+      e.request!.problems({
+        params: pathParams(e, path),
+        query: new URL(path, 'http://x').searchParams,
+        body,
+      });
+    expect(check(creative, '/networks/creatives/0')).toEqual([
+      { field: 'creativeId', problem: 'must be a positive integer' },
+    ]);
+    expect(check(creative, '/networks/creatives/7')).toEqual([]);
+    const search = findEndpoint('POST', '/partners/connections/table')!;
+    expect(
+      check(search, '/partners/connections/table?page=2&page_size=x', {
+        filters: { status: 'gone', other: 1 },
+      }).map((p) => p.field),
+    ).toEqual(['page_size', 'filters.status']);
+    expect(check(search, '/partners/connections/table')).toEqual([]);
   });
 
   it('covers the eight endpoints of the summary table; creates are not retried', () => {
@@ -72,34 +102,4 @@ describe('rule functions: every problem, named', () => {
   it('a disabled part needs neither action nor value', () => {
     expect(tieredCommissionProblems({ event_goal: 2, is_payout_enabled: false })).toEqual([]);
   });
-});
-
-describe('collectPagesUpTo: stops at a row cap', () => {
-  const endpoint =
-    (total: number) =>
-    async ({ page, pageSize }: PageRequest) => {
-      const start = (page - 1) * pageSize;
-      const items = Array.from(
-        { length: Math.max(0, Math.min(pageSize, total - start)) },
-        (_, i) => start + i,
-      );
-      return { items, paging: { page, page_size: pageSize, total_count: total } };
-    };
-
-  it.each([
-    // total, cap, pageSize -> items, capped, pages
-    [120, 100, 50, 100, true, 2],
-    [100, 100, 50, 100, false, 2],
-    [99, 100, 50, 99, false, 2],
-    [1_000, 100, 30, 100, true, 4],
-    [0, 100, 50, 0, false, 1],
-  ])(
-    'total %i, cap %i, pages of %i: %i items, capped %s, %i pages',
-    async (total, cap, pageSize, count, capped, pages) => {
-      const result = await collectPagesUpTo(endpoint(total), cap, { pageSize });
-      expect(result.items).toHaveLength(count);
-      expect(result.items.at(-1)).toBe(count > 0 ? count - 1 : undefined);
-      expect(result).toMatchObject({ capped, pages, totalCount: total });
-    },
-  );
 });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import { collectPages, walkPages, type Page, type PageRequest } from '../../src/api/paging.js';
+import {
+  collectPages,
+  collectPagesUpTo,
+  walkPages,
+  type Page,
+  type PageRequest,
+} from '../../src/api/paging.js';
 import { pagingSchema } from '../../src/api/schemas.js';
 import { z } from 'zod';
 import { TEST_HTTP, startTestSandbox, type TestSandbox } from '../harness/sandbox.js';
@@ -137,4 +143,34 @@ describe('paging against the sandbox (marketplace connections, capped at 200 per
     expect(pending).toHaveLength(12);
     expect(new Set(pending.map((c) => c.status))).toEqual(new Set(['pending']));
   });
+});
+
+describe('collectPagesUpTo: stops at a row cap', () => {
+  const endpoint =
+    (total: number) =>
+    async ({ page, pageSize }: PageRequest) => {
+      const start = (page - 1) * pageSize;
+      const items = Array.from(
+        { length: Math.max(0, Math.min(pageSize, total - start)) },
+        (_, i) => start + i,
+      );
+      return { items, paging: { page, page_size: pageSize, total_count: total } };
+    };
+
+  it.each([
+    // total, cap, pageSize -> items, capped, pages
+    [120, 100, 50, 100, true, 2],
+    [100, 100, 50, 100, false, 2],
+    [99, 100, 50, 99, false, 2],
+    [1_000, 100, 30, 100, true, 4],
+    [0, 100, 50, 0, false, 1],
+  ])(
+    'total %i, cap %i, pages of %i: %i items, capped %s, %i pages',
+    async (total, cap, pageSize, count, capped, pages) => {
+      const result = await collectPagesUpTo(endpoint(total), cap, { pageSize });
+      expect(result.items).toHaveLength(count);
+      expect(result.items.at(-1)).toBe(count > 0 ? count - 1 : undefined);
+      expect(result).toMatchObject({ capped, pages, totalCount: total });
+    },
+  );
 });

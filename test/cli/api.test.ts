@@ -83,12 +83,13 @@ describe('thm api: calls', () => {
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ conversion_goal: 10, payout_action: 'unknown' });
 
-    // Sent raw: the client's own rules are not applied, so the API's answer shows.
+    // --no-validate: sent as given, so the API's own answer shows.
     const bad = await thm([
       'POST',
       '/networks/tieredcommissions',
       '--network',
       'acme',
+      '--no-validate',
       '--data',
       '{"conversion_goal": 10, "conversion_max": 5}',
     ]);
@@ -141,6 +142,108 @@ describe('thm api: calls', () => {
     expect(doc.table).toHaveLength(10_000);
     expect(doc).toMatchObject({ total_count: 12_000, capped: true });
     expect(r.stderr.trim()).toMatch(/^thm: note: .*at most 10,000 rows.*10,000 of 12,000/);
+  });
+});
+
+describe("thm api: the spec's request rules, checked before sending", () => {
+  /** The requests the sandbox received while `work` ran. */
+  async function sentDuring(work: () => Promise<CliResult>) {
+    const before = sbx.sandbox.requestLog().length;
+    const result = await work();
+    return { result, sent: sbx.sandbox.requestLog().slice(before) };
+  }
+  const post = (path: string, data: unknown, ...more: string[]) =>
+    thm(['POST', path, '--network', 'acme', '--data', JSON.stringify(data), ...more]);
+
+  it.each([
+    [
+      'a tiered commission with no goal',
+      '/networks/tieredcommissions',
+      { is_payout_enabled: true, payout_action: 'increase', payout_value: 5 },
+      /^thm: tiered commission: conversion_goal: at least one goal \(conversion_goal, event_goal, sale_amount_goal, payout_goal, revenue_goal\) must be greater than 0; nothing sent \(--no-validate sends it as given\)\n/,
+    ],
+    [
+      'exact in payout_action',
+      '/networks/tieredcommissions',
+      { conversion_goal: 5, is_payout_enabled: true, payout_action: 'exact', payout_value: 5 },
+      /^thm: tiered commission: payout_action: exact is valid only in the retroactive actions; the API would store it as "unknown"; nothing sent/,
+    ],
+    [
+      'an advertiser user with a short initial_password',
+      '/networks/advertisers/1/users',
+      { email: 'a@b.example', set_password_manually: true, initial_password: 'short' },
+      /^thm: advertiser user: initial_password: must be at least 12 characters; nothing sent/,
+    ],
+    [
+      'an advertiser user with an empty relationship',
+      '/networks/advertisers/1/users?relationship=',
+      { email: 'a@b.example' },
+      /^thm: advertiser user: relationship\[0\]: must not be empty/,
+    ],
+    [
+      'an entity report that ends before it starts',
+      '/networks/reporting/entity/table',
+      { from: '2026-11-05', to: '2026-11-01', columns: [{ column: 'offer' }] },
+      /^thm: entity report: to: must not be before from \(2026-11-05\)/,
+    ],
+    [
+      'an invoice summary without filters.status',
+      '/networks/billings/affiliates/summary',
+      { filters: {} },
+      /^thm: invoice summary: filters.status: expected string, received undefined/,
+    ],
+  ])('%s: exit 2, the rule named, nothing sent', async (_what, path, data, message) => {
+    const { result, sent } = await sentDuring(() => post(path, data));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+    expect(sent).toEqual([]);
+  });
+
+  it('path and query rules: creativeId 0, page_size 0 (nothing sent)', async () => {
+    const creative = await sentDuring(() =>
+      thm(['GET', '/networks/creatives/0', '--network', 'acme']),
+    );
+    expect(creative.result.code).toBe(2);
+    expect(creative.result.stderr).toMatch(
+      /^thm: creative: creativeId: must be a positive integer/,
+    );
+    expect(creative.sent).toEqual([]);
+    const search = await sentDuring(() =>
+      thm(['POST', '/partners/connections/table?page_size=0', '--network', 'acme-market']),
+    );
+    expect(search.result.code).toBe(2);
+    expect(search.result.stderr).toMatch(/^thm: connection search: page_size: must be a positive/);
+    expect(search.sent).toEqual([]);
+  });
+
+  it('--no-validate sends exact as given, and the API stores it as unknown', async () => {
+    const data = {
+      conversion_goal: 5,
+      is_payout_enabled: true,
+      payout_action: 'exact',
+      payout_value: 5,
+      relationship: {},
+    };
+    const { result, sent } = await sentDuring(() =>
+      post('/networks/tieredcommissions', data, '--no-validate'),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ payout_action: 'unknown' });
+    expect(sent).toEqual([
+      { method: 'POST', path: '/networks/tieredcommissions', network: 'acme' },
+    ]);
+  });
+
+  it('--json: the refusal is one JSON document with its code', async () => {
+    const r = await post('/networks/tieredcommissions', {}, '--json');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'THM_API_REQUEST_INVALID' },
+    });
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localDate } from '../../src/dates.js';
+import { addDays, localDate } from '../../src/dates.js';
 import { createLogger } from '../../src/log.js';
 import { RedisStore } from '../../src/store/redis-store.js';
 import { runThmAsync } from '../harness/cli.js';
@@ -122,6 +122,49 @@ describe('corrupted per-network state and outbox junk (redis-cli, the real binar
     const problem = mails.at(-1);
     expect(problem?.parsed.subject).toMatch(/acme.*problem/i);
     expect(problem?.parsed.text).toContain('field silences');
+  });
+
+  it('one problem notice per episode, not per as-of date; repaired: one restored; broken again: a new notice', async () => {
+    const key = store.keys.network('acme');
+    const admin = stack.redis.client();
+    const outboxTotal = async () => {
+      const c = await store.outboxCounts();
+      return c.pending + c.sent + c.failed;
+    };
+    const entries = await outboxTotal();
+    const mails = stack.smtp.messages.length;
+
+    // Still unreadable: another as-of date fails too, and adds nothing to the outbox.
+    const yesterday = await stack.run('traffic-check', 'acme', addDays(today, -1));
+    expect(yesterday.state).toBe('failed');
+    expect(await outboxTotal()).toBe(entries);
+    expect(logLines.some((l) => l.includes('its problem notice went out already'))).toBe(true);
+    expect(await admin.hexists(store.keys.unreadableEpisodes, 'acme')).toBe(1);
+
+    // Repaired by hand: the sweep hands the episode over to acme's own state ...
+    redisCli('HDEL', key, 'silences');
+    await waitFor(
+      async () =>
+        (await admin.hexists(store.keys.unreadableEpisodes, 'acme')) === 0 ? true : undefined,
+      { what: 'the episode handed over' },
+    );
+    expect(JSON.parse((await admin.hget(key, 'problem')) ?? '{}')).toMatchObject({
+      code: 'THM_STORE',
+    });
+    // ... and the next success closes it with one "restored".
+    const ok = completed(await stack.run('traffic-check', 'acme', today, { force: true }));
+    expect(ok.notifications.map((n) => n.kind)).toEqual(['restored']);
+    const restored = await stack.smtp.waitForMessages(mails + 1);
+    expect(restored.at(-1)?.parsed.subject).toMatch(/acme.*restored/i);
+    expect(await admin.hexists(key, 'problem')).toBe(0);
+
+    // Broken again: a new episode, a new notice.
+    redisCli('HSET', key, 'silences', '{not json');
+    const again = await stack.run('traffic-check', 'acme', addDays(today, -2));
+    expect(again.state).toBe('failed');
+    expect(await outboxTotal()).toBe(entries + 2);
+    const problem = await stack.smtp.waitForMessages(mails + 2);
+    expect(problem.at(-1)?.parsed.subject).toMatch(/acme.*problem/i);
   });
 
   it('a key of the wrong type is named too (WRONGTYPE), and globex is still reported', async () => {

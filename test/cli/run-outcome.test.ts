@@ -15,6 +15,8 @@ describe('describeOutcome', () => {
     notifications: [{ id: 'n1', kind: 'alert', subject: 'Acme: 2 new' }],
     emailDecided: true,
     notificationIds: ['n1'],
+    deliveries: [],
+    deliveryIds: [],
   };
   const email = { id: 'n1', kind: 'alert', subject: 'Acme: 2 new' };
 

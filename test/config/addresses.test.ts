@@ -105,6 +105,20 @@ describe('heartbeat.url and a world-readable apiKeyFile', () => {
     else expect(problem).toContain(expected);
   });
 
+  it.each([
+    ['url', 'file:///etc/passwd'],
+    ['invoicesUrl', 'gopher://hc.example.com/'],
+    ['url', 'javascript:alert(1)'],
+  ])('networks[].heartbeat.%s %s: http(s) only, like the global one', (field, url) => {
+    const problem = problemOf({ networks: [{ ...network(), heartbeat: { [field]: url } }] });
+    expect(problem).toContain(`networks[0].heartbeat.${field}: must be an http:// or https:// URL`);
+    expect(
+      problemOf({
+        networks: [{ ...network(), heartbeat: { [field]: 'https://hc.example.com/ping/n1' } }],
+      }),
+    ).toBeUndefined();
+  });
+
   it('thm config check warns about a key file every user can read, not about a private one', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'thm-keyfile-'));
     const keyFile = path.join(dir, 'acme.key');

@@ -356,6 +356,11 @@ describe('channels', () => {
       { env },
     );
     expect(config.networks[0]!.channels[0]).toEqual({ type: 'webhook', name: 'webhook' });
+    const timed = parseConfig(
+      { networks: [network({ channels: [{ type: 'webhook', timeoutMs: 5_000 }] })] },
+      { env },
+    );
+    expect(timed.networks[0]!.channels[0]!.timeoutMs).toBe(5_000);
     expect(config.networks[0]!.recipients).toEqual([]);
   });
 
@@ -405,6 +410,16 @@ describe('channels', () => {
         { type: 'webhook', name: 'slack' },
       ]),
       /^networks\[0\]\.channels\[1\]\.name: duplicate channel name "slack"/,
+    ],
+    [
+      "the e-mail's name",
+      ch([{ type: 'webhook', name: 'email' }]),
+      /^networks\[0\]\.channels\[0\]\.name: "email" names the e-mail: choose another$/,
+    ],
+    [
+      'a deadline out of range',
+      ch([{ type: 'slack', urlEnv: 'SLACK_URL', timeoutMs: 600_000 }]),
+      /^networks\[0\]\.channels\[0\]\.timeoutMs: /,
     ],
     [
       'no recipients and no channel',

@@ -17,6 +17,9 @@ export interface Node {
   client(): Redis;
   /** SIGKILL (kill -9): no goodbye, no last write. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a node that hangs (its connections stay open, nothing answers). */
+  pause(): void;
+  resume(): void;
   running(): boolean;
 }
 
@@ -68,7 +71,12 @@ function spawnNode(dir: string, port: number, args: string[], clients: Redis[]):
       await exited;
       child = undefined;
     },
-    stop: () => node.kill(),
+    stop: async () => {
+      child?.kill('SIGCONT');
+      await node.kill();
+    },
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
   };
   return node;
 }
@@ -91,7 +99,44 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'];
+const common = [
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--loglevel',
+  'warning',
+  // A replica's full sync starts at once, not after Redis's default 5 s wait for more
+  // replicas (a replica that is not in sync yet would be promoted without the data).
+  '--repl-diskless-sync-delay',
+  '0',
+];
+
+/**
+ * Resolves once `master` has `count` replicas online (their initial or re-sync done) and
+ * caught up with it. A failover promotes a replica with what it has: one still syncing has
+ * nothing, and every write would be lost, as in production, whatever the client does.
+ */
+export async function replicasInSync(master: Node, count = 1, timeoutMs = 30_000): Promise<void> {
+  const c = master.client();
+  const offsetOf = (info: string) => Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+  // Every write made so far, the job in flight included: replicas acknowledge their offset
+  // every second, so this waits about that long at most once they are online.
+  const target = offsetOf(await c.info('replication'));
+  await waitFor(
+    `${count} replica(s) of ${master.address} in sync`,
+    async () => {
+      const info = await c.info('replication');
+      const online = [...info.matchAll(/^slave\d+:.*state=online,offset=(\d+)/gm)].filter(
+        (m) => Number(m[1]) >= target,
+      );
+      return online.length >= count ? true : undefined;
+    },
+    timeoutMs,
+  );
+}
 
 export interface TestCluster {
   nodes: Node[];
@@ -101,7 +146,32 @@ export interface TestCluster {
   masterOf(key: string): Promise<Node>;
   /** A replica of the master of `key`. */
   replicaOf(key: string): Promise<Node>;
+  /**
+   * CLUSTER FAILOVER on a replica of `key`'s master, asked again while that master stays: a
+   * manual failover the other masters do not vote for gives up after 5 s, silently (Redis's
+   * CLUSTER_MF_TIMEOUT), as an operator would see and ask again. Resolves with the new master.
+   */
+  failover(key: string, timeoutMs?: number): Promise<Node>;
   shutdown(): Promise<void>;
+}
+
+/**
+ * One node's CLUSTER NODES reduced to what every node must agree on: each node's id, whether
+ * it is master or replica and of whom, and that it is connected with no doubt flags
+ * (handshake, fail?, fail, noaddr). Sorted, one line per node.
+ */
+function clusterRoles(nodesReply: string): string {
+  return nodesReply
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, , flags = '', master, , , , link] = line.split(' ');
+      const role = flags.includes('master') ? 'master' : `replica of ${master}`;
+      const doubt = /handshake|fail|noaddr/.test(flags) || link !== 'connected';
+      return `${id} ${role}${doubt ? ' ?' : ''}`;
+    })
+    .sort()
+    .join('\n');
 }
 
 export async function startCluster(): Promise<TestCluster> {
@@ -155,13 +225,28 @@ export async function startCluster(): Promise<TestCluster> {
     );
     if (create.status !== 0)
       throw new Error(`redis-cli --cluster create: ${create.stdout}${create.stderr}`);
-    // Every node agrees the cluster is ok and every replica is in sync.
-    for (const n of nodes) {
-      const c = n.client();
-      await waitFor(`cluster_state ok on ${n.port}`, async () =>
-        (await c.cluster('INFO')).includes('cluster_state:ok') ? true : undefined,
-      );
-    }
+    // Every node agrees the cluster is ok and has the same picture of it: who is master, whose
+    // replica each other node is. A master that does not yet know a node as a replica refuses
+    // it its vote, and a manual failover asked then times out without a word.
+    let views: string[] = [];
+    await waitFor(`the 6 cluster nodes agreeing on their roles`, async () => {
+      views = [];
+      for (const n of nodes) {
+        const c = n.client();
+        if (!(await c.cluster('INFO')).includes('cluster_state:ok')) return undefined;
+        const replication = await c.info('replication');
+        if (replication.includes('role:slave') && !replication.includes('master_link_status:up'))
+          return undefined;
+        views.push(clusterRoles((await c.cluster('NODES')) as string));
+      }
+      const [first] = views;
+      return first &&
+        first.split('\n').length === 6 &&
+        !first.includes('?') &&
+        views.every((v) => v === first)
+        ? true
+        : undefined;
+    });
   } catch (error) {
     await shutdown();
     throw error;
@@ -181,18 +266,34 @@ export async function startCluster(): Promise<TestCluster> {
     if (!node) throw new Error(`no master for slot ${slot}`);
     return node;
   };
+  const replicaOf = async (key: string): Promise<Node> => {
+    const master = await masterOf(key);
+    for (const n of nodes) {
+      if (n === master || !n.running()) continue;
+      const role = (await n.client().role()) as [string, string, number];
+      if (role[0] === 'slave' && role[2] === master.port) return n;
+    }
+    throw new Error(`no replica of ${master.address}`);
+  };
   return {
     nodes,
     seeds: nodes.slice(0, 2).map((n) => n.address),
     masterOf,
-    async replicaOf(key) {
-      const master = await masterOf(key);
-      for (const n of nodes) {
-        if (n === master || !n.running()) continue;
-        const role = (await n.client().role()) as [string, string, number];
-        if (role[0] === 'slave' && role[2] === master.port) return n;
+    replicaOf,
+    async failover(key, timeoutMs = 30_000) {
+      const old = await masterOf(key);
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const replica = await replicaOf(key);
+        await replica.client().cluster('FAILOVER');
+        const asked = Date.now();
+        while (Date.now() - asked < 6_000) {
+          const now = await masterOf(key).catch(() => undefined);
+          if (now && now !== old) return now;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
       }
-      throw new Error(`no replica of ${master.address}`);
+      throw new Error(`CLUSTER FAILOVER of ${old.address}: no new master within ${timeoutMs} ms`);
     },
     shutdown,
   };
@@ -210,6 +311,54 @@ export interface TestSentinels {
   shutdown(): Promise<void>;
 }
 
+export interface TestReplicated {
+  master: Node;
+  replica: Node;
+  shutdown(): Promise<void>;
+}
+
+/** A master and its replica, in sync, without Sentinels. */
+export async function startReplicated(): Promise<TestReplicated> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-replicated-'));
+  const clients: Redis[] = [];
+  const all: Spawned[] = [];
+  const shutdown = async () => {
+    for (const c of clients) c.disconnect();
+    await Promise.all(all.map((n) => n.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const { master, replica } = await startDataNodes(dir, clients, all);
+    return { master, replica, shutdown };
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+}
+
+async function startDataNodes(
+  dir: string,
+  clients: Redis[],
+  all: Spawned[],
+): Promise<{ master: Spawned; replica: Spawned; masterPort: number }> {
+  const [masterPort, replicaPort] = [await freePort(), await freePort()];
+  const dataNode = (port: number, extra: string[]) =>
+    spawnNode(dir, port, ['--port', String(port), '--dir', dir, ...common, ...extra], clients);
+  const master = dataNode(masterPort, []);
+  all.push(master);
+  await waitFor('master', async () => (await answers(masterPort)) || undefined);
+  const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
+  all.push(replica);
+  const replicaClient = replica.client();
+  await waitFor('replica in sync', async () =>
+    (await answers(replicaPort)) &&
+    (await replicaClient.info('replication')).includes('master_link_status:up')
+      ? true
+      : undefined,
+  );
+  return { master, replica, masterPort };
+}
+
 export async function startSentinels(): Promise<TestSentinels> {
   const name = 'thmmaster';
   const dir = mkdtempSync(path.join(tmpdir(), 'thm-sentinel-'));
@@ -221,21 +370,7 @@ export async function startSentinels(): Promise<TestSentinels> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const [masterPort, replicaPort] = [await freePort(), await freePort()];
-    const dataNode = (port: number, extra: string[]) =>
-      spawnNode(dir, port, ['--port', String(port), '--dir', dir, ...common, ...extra], clients);
-    const master = dataNode(masterPort, []);
-    all.push(master);
-    await waitFor('master', async () => (await answers(masterPort)) || undefined);
-    const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
-    all.push(replica);
-    const replicaClient = replica.client();
-    await waitFor('replica in sync', async () =>
-      (await answers(replicaPort)) &&
-      (await replicaClient.info('replication')).includes('master_link_status:up')
-        ? true
-        : undefined,
-    );
+    const { master, replica, masterPort } = await startDataNodes(dir, clients, all);
     const sentinels: Spawned[] = [];
     for (let i = 0; i < 3; i++) {
       const port = await freePort();

@@ -42,6 +42,8 @@ export async function startJobStack(
     rawNetworks?: (sbx: TestSandbox) => Array<Record<string, unknown>>;
     /** The sandbox's scenario; default the demo story. */
     scenario?: Scenario;
+    /** More environment for the config (channel URLs and keys), beside the sandbox's keys. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<JobStack> {
   const redis = await startRedis();
@@ -66,7 +68,7 @@ export async function startJobStack(
       },
       ...rest,
     },
-    { env: sbx.env },
+    { env: { ...sbx.env, ...options.env } },
   );
   const queue = new Queue<CheckJobData>(CHECKS_QUEUE, { connection: redis.client(), prefix });
   const events = new QueueEvents(CHECKS_QUEUE, { connection: redis.client(), prefix });
@@ -100,7 +102,12 @@ export async function startJobStack(
         attempts: config.worker.attempts,
         backoffMs: config.worker.backoffMs,
       });
-      const result = await waitForJob<CheckOutcome>(job, events, options.timeoutMs ?? 20_000);
+      const result = await waitForJob<CheckOutcome>(
+        queue,
+        job,
+        events,
+        options.timeoutMs ?? 20_000,
+      );
       return joined && result.state === 'completed'
         ? { ...result, value: asJoined(result.value) }
         : result;

@@ -90,11 +90,14 @@ export async function startTopologyStack(
       const result = await waitFor(
         async (): Promise<WaitResult<CheckOutcome> | undefined> => {
           try {
+            // The state first, then the job: a job read first and completed in between would
+            // have no return value yet. Completion writes both at once.
+            const state = await queue.getJobState(id);
+            if (state !== 'completed' && state !== 'failed') return undefined;
             const current = await queue.getJob(id);
-            const state = await current?.getState();
             if (state === 'completed')
               return { state, value: current?.returnvalue as CheckOutcome };
-            if (state === 'failed') return { state, error: current?.failedReason ?? '' };
+            return { state, error: current?.failedReason ?? '' };
           } catch {
             // Redis is failing over: ask again.
           }

@@ -3,7 +3,6 @@ import { significanceOf } from '../../src/monitor/significance.js';
 import { describe, expect, it } from 'vitest';
 import {
   classifyPairs,
-  emailedClasses,
   isEmailedClass,
   parsePairKey,
   pairKey,
@@ -17,6 +16,7 @@ import type {
   Silence,
   WatchedRun,
 } from '../../src/monitor/types.js';
+import { PAIR_CLASSES } from '../../src/monitor/types.js';
 import type { AlertSettings } from '../../src/config/schema.js';
 import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
 
@@ -617,13 +617,10 @@ describe('classifyPairs: the whole run', () => {
     const off = classifyPairs({ ...input, settings: withoutCleared });
     expect(off).toEqual(on);
     expect(on.counts.cleared).toBe(1);
-    expect(emailedClasses({ notifyCleared: true })).toEqual([
-      'new',
-      'worse',
-      'reminder',
-      'cleared',
-    ]);
-    expect(emailedClasses({ notifyCleared: false })).toEqual(['new', 'worse', 'reminder']);
+    const emailed = (notifyCleared: boolean) =>
+      PAIR_CLASSES.filter((c) => isEmailedClass(c, { notifyCleared }));
+    expect(emailed(true)).toEqual(['new', 'worse', 'reminder', 'cleared']);
+    expect(emailed(false)).toEqual(['new', 'worse', 'reminder']);
     expect(isEmailedClass('cleared', { notifyCleared: false })).toBe(false);
     expect(isEmailedClass('ongoing', { notifyCleared: true })).toBe(false);
     expect(isEmailedClass('silenced', { notifyCleared: true })).toBe(false);
@@ -839,5 +836,149 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
       ]),
     });
     expect(result.changes.runs).toEqual([]);
+  });
+});
+
+describe('classifyPairs: held runs, a moderate decline that looks quiet for a day or two', () => {
+  // The pair at 1000 clicks a day. 'warn': -30%, alertable. 'still': -12% (under minDropPercent,
+  // and under 3/4 of it: no steady decline) with z (120 - 1) / sqrt(1880) = 2.7 of its own:
+  // listed in its run.
+  // 'faint': -5%, under half of minDropPercent. 'edge': -52%, critical but within the noise
+  // margin ((500 - 480 - 1) / sqrt(250 + 480) = 0.7). Three other pairs are listed every day
+  // (-4%, no class, no run): day 30 back like their days 7 and 14 back ('alike'), or at 60% of
+  // them ('quieter': yesterday a Monday after quieter weekends, say), which hides a 30% decline,
+  // or at 80% ('mild'), which does not: the pair would still be listed.
+  type HeldState = 'warn' | 'still' | 'faint' | 'crit' | 'edge' | 'alike' | 'quieter' | 'mild';
+  const PAIR = {
+    warn: { baseline: 1000, yesterday: 700 },
+    still: { baseline: 1000, yesterday: 880 },
+    faint: { baseline: 1000, yesterday: 950 },
+    crit: { baseline: 1000, yesterday: 200 },
+    edge: { baseline: 1000, yesterday: 480 },
+  } as const;
+  const others = (d30: number): IspTrend[] =>
+    ['o1', 'o2', 'o3'].map((isp) => ({
+      ...entry(DOMAIN + 1, isp, { baseline: 500, yesterday: 480 }),
+      thirty_days_ago_total_clicks: d30,
+    }));
+
+  function heldStory(states: HeldState[], memory = true) {
+    let history = new Map<string, ActivePair>();
+    let runs = new Map<string, WatchedRun>();
+    return states.map((state, i) => {
+      const unlisted = state === 'alike' || state === 'quieter' || state === 'mild';
+      const entries = [
+        ...(unlisted ? [] : [entry(DOMAIN, ISP, PAIR[state])]),
+        ...others(state === 'quieter' ? 300 : state === 'mild' ? 400 : 500),
+      ];
+      const result = classifyPairs({
+        asOf: addDays(DAY1, i),
+        entries,
+        active: history,
+        settings: SETTINGS,
+        silences: [],
+        runs,
+      });
+      history = applyChanges(history, result);
+      if (memory) {
+        runs = new Map((result.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]));
+      }
+      return result;
+    });
+  }
+  const classes = (results: Classification[]) =>
+    results.map((r) => r.pairs.find((p) => p.key === KEY)?.class ?? '-');
+
+  const table: { name: string; states: HeldState[]; expected: (PairClass | '-')[] }[] = [
+    {
+      name: 'listed under minDropPercent in its run: held, then two quiet runs clear it',
+      states: ['warn', 'still', 'still', 'still', 'alike', 'alike'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'listed at -5% (under half of minDropPercent) is quiet, as before',
+      states: ['warn', 'faint', 'faint'],
+      expected: ['new', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'a deep decline listed under the thresholds is quiet: it has ended',
+      states: ['crit', 'still', 'still'],
+      expected: ['new', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'missing after 3 listed days while day 30 back is quieter: held, back without an e-mail',
+      states: ['warn', 'warn', 'warn', 'quieter', 'quieter', 'warn'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'ongoing'],
+    },
+    {
+      name: 'the same days with day 30 back alike: cleared, and new again',
+      states: ['warn', 'warn', 'warn', 'alike', 'alike', 'warn'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'cleared', 'new'],
+    },
+    {
+      name: 'missing while day 30 back is too busy to hide a 30% decline: it ended, cleared',
+      states: ['warn', 'warn', 'warn', 'mild', 'mild', 'warn'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'cleared', 'new'],
+    },
+    {
+      name: 'held two days at most, then quiet runs count',
+      states: ['warn', 'warn', 'warn', 'quieter', 'quieter', 'quieter', 'quieter'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'missing after only 2 listed days (a weekend dip): quiet',
+      states: ['warn', 'warn', 'quieter', 'quieter'],
+      expected: ['new', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'a deep decline missing on a quieter day: quiet, it clears on time',
+      states: ['crit', 'crit', 'crit', 'quieter', 'quieter'],
+      expected: ['new', 'ongoing', 'ongoing', 'ongoing', 'cleared'],
+    },
+    {
+      name: 'critical within the noise margin is not worse; clearly critical is',
+      states: ['warn', 'edge', 'edge', 'crit'],
+      expected: ['new', 'ongoing', 'ongoing', 'worse'],
+    },
+  ];
+  it.each(table)('$name', ({ states, expected }) => {
+    expect(classes(heldStory(states))).toEqual(expected);
+  });
+
+  it('without the memory of listed days nothing is held', () => {
+    const states: HeldState[] = ['warn', 'warn', 'warn', 'quieter', 'quieter', 'warn'];
+    expect(classes(heldStory(states, false))).toEqual([
+      'new',
+      'ongoing',
+      'ongoing',
+      'ongoing',
+      'cleared',
+      'new',
+    ]);
+  });
+
+  it('a held run is not a quiet run: the history is unchanged and the run is kept', () => {
+    const results = heldStory(['warn', 'warn', 'warn', 'quieter', 'quieter']);
+    const held = results[3]?.pairs.find((p) => p.key === KEY);
+    expect(held).toMatchObject({ class: 'ongoing', alertable: false, quietRuns: 0 });
+    const after = results[4]?.changes;
+    expect(after?.upsert.find((p) => p.isp === ISP)).toMatchObject({
+      lastSeen: addDays(DAY1, 2),
+      quietRuns: 0,
+    });
+    expect(after?.runs?.find((r) => r.isp === ISP)).toMatchObject({
+      since: DAY1,
+      last: addDays(DAY1, 2),
+      days: 3,
+    });
+  });
+
+  it('a critical pair within the margin stays notified as a warning', () => {
+    const results = heldStory(['warn', 'edge']);
+    expect(results[1]?.pairs.find((p) => p.key === KEY)).toMatchObject({
+      class: 'ongoing',
+      severity: 'critical',
+    });
+    expect(results[1]?.changes.upsert.find((p) => p.isp === ISP)?.notifiedSeverity).toBe('warning');
   });
 });

@@ -123,7 +123,7 @@ describe('decideTrafficRun: problem episodes', () => {
 });
 
 describe('decideTrafficFailure', () => {
-  const failure = { code: 'THM_API_AUTH', message: 'the API key was not accepted' };
+  const failure = { code: 'THM_API_AUTH' as const, message: 'the API key was not accepted' };
   it.each([
     ['no episode open: opens one, one problem e-mail', undefined, true],
     ['an episode is open: no second e-mail', problemOf('traffic-check'), false],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   poissonZ,
+  poissonZBelowShare,
   poissonZCorrected,
   SIGNIFICANCE_RULES,
   significanceOf,
@@ -87,5 +88,45 @@ describe('significanceOf: the weaker of the two same-weekday Poisson z, continui
     // pooled: mean 1000, variance 700 + 500
     expect(SIGNIFICANCE_RULES['poisson-pooled']?.(counts)).toBeCloseTo(300 / Math.sqrt(1200), 9);
     expect(SIGNIFICANCE_RULES['poisson-min-corrected']).toBe(significanceOf);
+  });
+});
+
+describe('poissonZBelowShare: yesterday below a share of a comparison day', () => {
+  const table: { name: string; before: number; share: number; after: number; z: number }[] = [
+    { name: 'all zero', before: 0, share: 0.5, after: 0, z: 0 },
+    { name: 'zero before, clicks after: above it', before: 0, share: 0.5, after: 4, z: -3 / 2 },
+    { name: 'exactly at the share: no evidence', before: 200, share: 0.5, after: 100, z: 0 },
+    { name: 'one click under it: no evidence', before: 200, share: 0.5, after: 99, z: 0 },
+    {
+      name: 'tiny: 4 to 0 at half is 1 sd',
+      before: 4,
+      share: 0.5,
+      after: 0,
+      z: 1 / Math.sqrt(1),
+    },
+    {
+      name: 'the share scales the variance of the comparison day by its square',
+      before: 400,
+      share: 0.5,
+      after: 100,
+      z: 99 / Math.sqrt(100 + 100),
+    },
+    {
+      name: 'share 1 is the corrected Poisson difference',
+      before: 100,
+      share: 1,
+      after: 60,
+      z: poissonZCorrected(100, 60),
+    },
+    {
+      name: 'huge: 1% beyond half of a million',
+      before: 1_000_000,
+      share: 0.5,
+      after: 490_000,
+      z: 9_999 / Math.sqrt(250_000 + 490_000),
+    },
+  ];
+  it.each(table)('$name', (row) => {
+    expect(poissonZBelowShare(row.before, row.share, row.after)).toBeCloseTo(row.z, 9);
   });
 });

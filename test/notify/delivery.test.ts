@@ -11,11 +11,7 @@ import { createLogger, silentLogger, type Logger } from '../../src/log.js';
 import { pairEvents } from '../../src/monitor/decide.js';
 import { buildNotification } from '../../src/notify/notification.js';
 import { renderAlertEmail } from '../../src/notify/render/alert.js';
-import {
-  classificationOf,
-  exampleAlertInput,
-  examplePair,
-} from '../../src/notify/render/example.js';
+import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
 import { NotificationSender } from '../../src/notify/sender.js';
 import { createMailTransport } from '../../src/notify/transport.js';
 import type { MailTransport, Notification } from '../../src/notify/types.js';

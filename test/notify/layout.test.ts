@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/demo.js';
 import { silentLogger } from '../../src/log.js';
 import { renderAlertEmail } from '../../src/notify/render/alert.js';
-import { classificationOf, examplePair } from '../../src/notify/render/example.js';
+import { classificationOf, examplePair } from './example-alert.js';
 import { renderInvoiceEmail } from '../../src/notify/render/invoice.js';
 import { renderPremiumEmail } from '../../src/notify/render/premium.js';
 import { renderProblemEmail } from '../../src/notify/render/problem.js';
@@ -251,7 +251,7 @@ function otherEmails(): Record<string, string> {
   const asOf = '2026-11-21';
   const problem = {
     kind: 'traffic-check' as const,
-    code: 'THM_API_AUTH',
+    code: 'THM_API_AUTH' as const,
     message: '401 No Authentication Method Found',
     openedAt: Date.UTC(2026, 10, 21, 7, 0),
   };

@@ -1,5 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildNotification, messageIdDomain } from '../../src/notify/notification.js';
+import {
+  buildNotification,
+  messageIdDomain,
+  notificationId,
+} from '../../src/notify/notification.js';
 
 const email = { subject: 'S', text: 'T', html: '<p>H</p>' };
 const base = {
@@ -50,6 +55,25 @@ describe('buildNotification', () => {
       email: { ...email, subject: 'x\r\nBcc: y@evil.example' },
     });
     expect(n.subject).toBe('x Bcc: y@evil.example');
+  });
+});
+
+describe('notificationId', () => {
+  it('is the hash of the identity as one JSON document, however many events it is fed in', () => {
+    // Ids already in outboxes must not change: the pieces hashed are that document's bytes.
+    const asOne = (events: string[]) =>
+      createHash('sha256')
+        .update(JSON.stringify(['acme', '2026-11-21', 'alert', [...events].sort()]))
+        .digest('hex')
+        .slice(0, 32);
+    const odd = ['new|1|"quoted"\\', 'new|2|Ünïcödé 🙂', 'new|3|\u2028\ud800 lone', 'new|4|a,b]['];
+    const many = Array.from(
+      { length: 20_000 },
+      (_, i) => `new|${i % 97}|ISP ${i} ${'x'.repeat(i % 13)}`,
+    );
+    for (const events of [[], ['new|1|A'], odd, [...many, ...odd]]) {
+      expect(notificationId('acme', '2026-11-21', 'alert', events)).toBe(asOne(events));
+    }
   });
 });
 

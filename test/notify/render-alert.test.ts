@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClassifiedPair, PairClass } from '../../src/monitor/types.js';
 import { EVIDENCE_LEGEND } from '../../src/monitor/evidence.js';
 import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
-import {
-  classificationOf,
-  exampleAlertInput,
-  examplePair,
-} from '../../src/notify/render/example.js';
+import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
 import { shellQuote } from '../../src/notify/render/format.js';
 
 const ASOF = '2026-11-21';
@@ -306,7 +302,7 @@ describe('renderAlertEmail: a bounded e-mail for huge runs', () => {
   });
 });
 
-describe('renderAlertEmail: the example (src/notify/render/example.ts)', () => {
+describe('renderAlertEmail: the example (test/notify/example-alert.ts)', () => {
   const email = renderAlertEmail(exampleAlertInput());
 
   it('is a full digest: headline, classes, caveat, counts, invoice, silence line', () => {

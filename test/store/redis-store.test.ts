@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import { addDays } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
-import { FIELD, hashTagOf, runField, sentField } from '../../src/store/keys.js';
+import { hashTag } from '../../src/config/schema.js';
+import { FIELD, runField, sentField } from '../../src/store/keys.js';
 import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
 import { EXPIRED_SILENCE_RETENTION_MS } from '../../src/store/retention.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
@@ -143,9 +144,35 @@ describe('RedisStore: network state and runs', () => {
     expect(next.active.size).toBe(5);
   });
 
+  it('a stored error code of the family reads typed; one this version does not know, as THM_INTERNAL', async () => {
+    const { store } = freshStore();
+    const failed = runRecord(DAY, {
+      outcome: 'failed',
+      error: { code: 'THM_API_REALM', message: 'Out of realm' },
+    });
+    await store.commitRun(effect({ run: failed }));
+    expect((await load(store)).run?.error).toEqual({
+      code: 'THM_API_REALM',
+      message: 'Out of realm',
+    });
+    const episode = {
+      kind: 'traffic-check',
+      openedAt: 1,
+      code: 'THM_FROM_ELSEWHERE',
+      message: 'm',
+    };
+    await redis.hset(store.keys.network('acme'), FIELD.problem, JSON.stringify(episode));
+    expect((await load(store)).problem).toEqual({ ...episode, code: 'THM_INTERNAL' });
+  });
+
   it('problem null closes the episode; undefined leaves it', async () => {
     const { store } = freshStore();
-    const problem = { kind: 'traffic-check' as const, openedAt: 1, code: 'X', message: 'm' };
+    const problem = {
+      kind: 'traffic-check' as const,
+      openedAt: 1,
+      code: 'THM_API_AUTH' as const,
+      message: 'm',
+    };
     await store.commitRun(effect({ run: runRecord(DAY, { outcome: 'failed' }), problem }));
     await store.commitRun(effect({ expectedRev: 1, run: runRecord(addDays(DAY, 1)) }));
     expect((await load(store)).problem).toEqual(problem);
@@ -508,6 +535,59 @@ describe('RedisStore: scheduled since', () => {
   });
 });
 
+describe('RedisStore: the episode of a network whose state is unreadable', () => {
+  const episode = {
+    kind: 'traffic-check' as const,
+    openedAt: 5,
+    code: 'THM_STORE' as const,
+    message: 'x',
+  };
+
+  it('opens once with its notice; a second failure adds nothing', async () => {
+    const { store } = freshStore();
+    expect(await store.openUnreadableEpisode('acme', episode, [notification('p1')])).toBe(true);
+    expect(await store.openUnreadableEpisode('acme', episode, [notification('p2')])).toBe(false);
+    expect(await store.pendingNotificationIds(10, NOW)).toEqual(['p1']);
+    expect(await store.unreadableEpisodeNetworks()).toEqual(['acme']);
+  });
+
+  it("hands over to the network's state as its open problem, and moves the revision on", async () => {
+    const { store } = freshStore();
+    await store.commitRun(effect());
+    await store.openUnreadableEpisode('acme', episode, []);
+    expect(await store.handOverUnreadableEpisode('acme')).toBe(true);
+    const state = await load(store);
+    expect(state).toMatchObject({ rev: 2, problem: episode });
+    expect(await store.unreadableEpisodeNetworks()).toEqual([]);
+    expect(await store.handOverUnreadableEpisode('acme')).toBe(false);
+  });
+
+  it('keeps a problem already open there; a deleted network gets the episode, no revision', async () => {
+    const open = { ...episode, code: 'THM_API_AUTH' as const };
+    const { store } = freshStore();
+    await store.commitRun(effect({ problem: open }));
+    await store.openUnreadableEpisode('acme', episode, []);
+    await store.handOverUnreadableEpisode('acme');
+    expect((await load(store)).problem).toEqual(open);
+
+    const { store: fresh, prefix } = freshStore();
+    await fresh.openUnreadableEpisode('acme', episode, []);
+    await fresh.handOverUnreadableEpisode('acme');
+    expect(await redis.hgetall(`${prefix}:store:net:acme`)).toEqual({
+      problem: JSON.stringify(episode),
+    });
+  });
+
+  it('an entry that is not an episode is dropped, never copied into the state', async () => {
+    const { store, prefix } = freshStore();
+    await store.commitRun(effect());
+    await redis.hset(store.keys.unreadableEpisodes, 'acme', '{not json');
+    expect(await store.handOverUnreadableEpisode('acme')).toBe(true);
+    expect(await redis.hexists(`${prefix}:store:net:acme`, FIELD.problem)).toBe(0);
+    expect((await load(store)).problem).toBeUndefined();
+  });
+});
+
 describe('RedisStore: outbox', () => {
   async function withPending(store: RedisStore, ...ids: string[]) {
     await store.commitRun(
@@ -657,8 +737,8 @@ describe('RedisStore: Redis Cluster hash tags', () => {
       expect(keys).toContain(key);
     }
     for (const key of [k.outboxBody, k.outboxMeta, k.outboxSent]) expect(keys).toContain(key);
-    expect(new Set(keys.map(hashTagOf))).toEqual(new Set(['thm']));
-    expect(hashTagOf('thm:store:net:acme')).toBe('thm:store:net:acme');
+    expect(new Set(keys.map(hashTag))).toEqual(new Set(['thm']));
+    expect(hashTag('thm:store:net:acme')).toBeUndefined();
   });
 });
 

@@ -6,6 +6,7 @@ import {
   checkId,
   combineProblems,
   fieldsOf,
+  idProblems,
   problemsOf,
   type RequestProblem,
 } from './request-check.js';
@@ -29,7 +30,8 @@ import {
  *     name the platform vendor's public reference gives for this endpoint. It is sent only when
  *     the caller sets `sendWelcome`, so with the name wrong, the omitted default still holds.
  *   - Unknown body fields are refused (a strict object): a typo like `emial` is named instead
- *     of silently dropped by the server. `thm api` sends raw bodies for anything else.
+ *     of silently dropped by the server. `thm api` checks the same rules before sending
+ *     (`advertiserUserRequestProblems`), unless run with --no-validate.
  */
 
 export const INITIAL_PASSWORD_MIN = 12;
@@ -129,6 +131,26 @@ export function advertiserUsersPath(
   for (const name of options.relationships ?? []) params.append(RELATIONSHIP_PARAM, name);
   const query = params.toString();
   return `/networks/advertisers/${advertiserId}/users${query ? `?${query}` : ''}`;
+}
+
+/**
+ * The rules of the request as it goes over the wire (`thm api`): the advertiserId of the path,
+ * the relationship parameters of the query, the body.
+ */
+export function advertiserUserRequestProblems(
+  advertiserId: number,
+  query: URLSearchParams,
+  body: unknown,
+): RequestProblem[] {
+  return [
+    ...idProblems('advertiserId', advertiserId),
+    ...query
+      .getAll(RELATIONSHIP_PARAM)
+      .flatMap((name, i) =>
+        name.trim() ? [] : [{ field: `${RELATIONSHIP_PARAM}[${i}]`, problem: 'must not be empty' }],
+      ),
+    ...advertiserUserProblems(body),
+  ];
 }
 
 const WHAT = 'advertiser user';

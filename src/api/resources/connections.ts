@@ -1,8 +1,14 @@
+import { z } from 'zod';
 import { CONNECTION_STATUSES, connectionsPageSchema, type ConnectionsPage } from '../schemas.js';
 import type { MarketplaceConnection } from '../schemas.js';
 import type { ApiClient } from '../client.js';
 import { collectPages, type PagingOptions } from '../paging.js';
-import { RequestValidationError } from './request-check.js';
+import {
+  RequestValidationError,
+  positiveIntegerParamProblems,
+  problemsOf,
+  type RequestProblem,
+} from './request-check.js';
 
 /**
  * Marketplace connections: POST /partners/connections/table (marketplace portal: the client
@@ -28,7 +34,7 @@ const WHAT = 'connection search';
 function checkSearch(search: ConnectionSearch): void {
   const problems = [];
   if (search.status !== undefined && !CONNECTION_STATUSES.includes(search.status)) {
-    problems.push({ field: 'status', problem: `must be one of ${CONNECTION_STATUSES.join(', ')}` });
+    problems.push({ field: 'status', problem: statusRule });
   }
   for (const [field, value] of [
     ['page', search.page],
@@ -39,6 +45,27 @@ function checkSearch(search: ConnectionSearch): void {
     }
   }
   if (problems.length > 0) throw new RequestValidationError(WHAT, problems);
+}
+
+const statusRule = `must be one of ${CONNECTION_STATUSES.join(', ')}`;
+
+/** A search body as sent: other filters and fields are not shown, so they pass. */
+const searchBodySchema = z.looseObject({
+  filters: z.looseObject({ status: z.enum(CONNECTION_STATUSES, statusRule).optional() }).optional(),
+});
+
+/**
+ * The rules of a search as it goes over the wire (`thm api`): page and page_size in the query
+ * positive integers, filters.status one of the statuses.
+ */
+export function connectionsRequestProblems(
+  query: URLSearchParams,
+  body: unknown,
+): RequestProblem[] {
+  return [
+    ...positiveIntegerParamProblems(query, ['page', 'page_size']),
+    ...(body === undefined ? [] : problemsOf(searchBodySchema, body)),
+  ];
 }
 
 /** The body of a search: {"filters": {}} or {"filters": {"status": ...}}. */

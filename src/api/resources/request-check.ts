@@ -70,10 +70,14 @@ export class RequestValidationError extends ThmError {
   readonly field: string;
   readonly problems: RequestProblem[];
 
-  constructor(what: string, problems: RequestProblem[]) {
+  /** `note`: said after the problems (e.g. how to send the request anyway). */
+  constructor(what: string, problems: RequestProblem[], note?: string) {
     const first = problems[0] ?? { field: '', problem: 'invalid' };
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : '';
-    super('THM_API_REQUEST_INVALID', `${what}: ${formatProblem(first)}${more}`);
+    super(
+      'THM_API_REQUEST_INVALID',
+      `${what}: ${formatProblem(first)}${more}${note ? `; ${note}` : ''}`,
+    );
     this.name = 'RequestValidationError';
     this.field = first.field;
     this.problems = problems;
@@ -87,8 +91,27 @@ export function assertNoProblems(what: string, problems: RequestProblem[]): void
 
 /** A path parameter that must be a positive integer ID (advertiserId, creativeId). */
 export function checkId(what: string, field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new RequestValidationError(what, [{ field, problem: 'must be a positive integer' }]);
-  }
-  return value;
+  assertNoProblems(what, idProblems(field, value));
+  return value as number;
+}
+
+/** The same rule as a list of problems (empty when `value` is a positive integer). */
+export function idProblems(field: string, value: unknown): RequestProblem[] {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+    ? []
+    : [{ field, problem: 'must be a positive integer' }];
+}
+
+/** A query parameter that must be a positive integer when present (page, page_size). */
+export function positiveIntegerParamProblems(
+  query: URLSearchParams,
+  names: readonly string[],
+): RequestProblem[] {
+  return names.flatMap((name) =>
+    query
+      .getAll(name)
+      .flatMap((value) =>
+        /^[1-9]\d*$/.test(value) ? [] : [{ field: name, problem: 'must be a positive integer' }],
+      ),
+  );
 }

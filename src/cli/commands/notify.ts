@@ -1,25 +1,29 @@
-import { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { DeliverJobData } from '../../jobs/job-data.js';
-import { MAIL_QUEUE } from '../../jobs/names.js';
-import { enqueueDeliveries } from '../../jobs/runtime.js';
+import { CHANNELS_QUEUE, MAIL_QUEUE } from '../../jobs/names.js';
+import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
+import { isChannelDelivery } from '../../notify/types.js';
 import { loadCliConfig } from '../context.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 
 /**
- * Notifications the mail server refused for good (5xx) stay in the outbox as failed, visible in
- * `thm status`. Once the cause is fixed (a sender address, a recipient), `retry` puts one back
- * to pending and hands it to delivery; a running worker sends it with the same Message-ID.
+ * Deliveries refused for good stay in the outbox as failed, visible in `thm status`: e-mails
+ * the mail server refused (5xx), and channel deliveries an endpoint refused (a 4xx) or that
+ * failed until the give-up bound. Once the cause is fixed (a sender address, a recipient, a
+ * channel's URL or key), `retry` puts one back to pending and hands it to its queue; a running
+ * worker sends it with the same Message-ID, or posts it with the same X-Thm-Notification-Id.
  */
 export function registerNotifyCommands(program: Command): void {
   const notify = program
     .command('notify')
-    .description('notifications the mail server refused: list and retry');
+    .description('deliveries refused for good (e-mail and channels): list and retry');
   notify
     .command('failed')
-    .description('notifications refused for good (SMTP 5xx), with the server reply')
+    .description(
+      'deliveries refused for good (SMTP 5xx, a channel endpoint 4xx or given up), with the reply',
+    )
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExample:\n  $ thm notify failed')
     .action(async (options: { json?: boolean }, command: Command) => {
@@ -27,21 +31,26 @@ export function registerNotifyCommands(program: Command): void {
       const [failed, unreadable] = await withStore(config, (store) =>
         Promise.all([store.failedNotifications(), store.unreadableNotifications()]),
       );
-      const rows: Array<Record<'id' | 'network' | 'kind' | 'asOf' | 'subject' | 'error', string>> =
-        failed.map((e) => ({
-          id: e.notification.id,
-          network: e.notification.networkId,
-          kind: e.notification.kind,
-          asOf: e.notification.asOf,
-          subject: e.notification.subject,
-          error: e.lastError ?? '',
-        }));
+      type Row = Record<
+        'id' | 'network' | 'kind' | 'channel' | 'asOf' | 'subject' | 'error',
+        string
+      >;
+      const rows: Row[] = failed.map((e) => ({
+        id: e.notification.id,
+        network: e.notification.networkId,
+        kind: e.notification.kind,
+        channel: isChannelDelivery(e.notification) ? e.notification.channel.name : EMAIL_CHANNEL,
+        asOf: e.notification.asOf,
+        subject: e.notification.subject,
+        error: e.lastError ?? '',
+      }));
       // Entries a sender could not read and moved aside: listed, though little is known of them.
       for (const u of unreadable)
         rows.push({
           id: u.id,
           network: '?',
           kind: 'unreadable',
+          channel: '?',
           asOf: '?',
           subject: '',
           error: u.lastError ?? 'unreadable outbox entry',
@@ -56,16 +65,19 @@ export function registerNotifyCommands(program: Command): void {
       }
       printLine(
         formatTable(
-          ['ID', 'NETWORK', 'KIND', 'AS-OF', 'SERVER REPLY'],
-          rows.map((r) => [r.id, r.network, r.kind, r.asOf, r.error]),
+          ['ID', 'NETWORK', 'KIND', 'CHANNEL', 'AS-OF', 'REPLY'],
+          rows.map((r) => [r.id, r.network, r.kind, r.channel, r.asOf, r.error]),
         ),
       );
     });
   notify
     .command('retry')
-    .description('put a failed notification back to pending and hand it to delivery')
-    .argument('<notification-id>', 'as shown by thm notify failed or thm status')
-    .addHelpText('after', '\nExample:\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d')
+    .description('put a failed delivery back to pending and hand it to its queue')
+    .argument('<id>', 'as shown by thm notify failed or thm status')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d-slack',
+    )
     .action(async (id: string, _options: unknown, command: Command) => {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
         throw new UsageError(`notification id "${id}" is not valid`);
@@ -73,14 +85,22 @@ export function registerNotifyCommands(program: Command): void {
       await withStore(config, async (store, redis) => {
         if (!(await store.retryFailed(id)))
           throw new UsageError(`no failed notification with id ${id}`);
-        const mail = new Queue<DeliverJobData>(MAIL_QUEUE, {
+        // Loaded here, not with the CLI (target P7, docs/performance.md).
+        const [{ loadBullmq }, { enqueueOutbox }] = await Promise.all([
+          import('../../cjs-packages.js'),
+          import('../../jobs/runtime.js'),
+        ]);
+        const { Queue } = loadBullmq();
+        const prefix = config.redis.prefix;
+        const mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
+        const channelsQueue = new Queue<DeliverJobData>(CHANNELS_QUEUE, {
           connection: redis,
-          prefix: config.redis.prefix,
+          prefix,
         });
         try {
-          await enqueueDeliveries(mail, [id]);
+          await enqueueOutbox({ mailQueue, channelsQueue }, [id]);
         } finally {
-          await mail.close();
+          await Promise.all([mailQueue.close(), channelsQueue.close()]);
         }
       });
       printLine(`${id}: pending again; a running worker delivers it`);

@@ -1,4 +1,3 @@
-import { Queue, QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Config, NetworkConfig } from '../../config/load.js';
@@ -8,12 +7,13 @@ import { checkRequestedAsOf } from '../../jobs/as-of.js';
 import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../jobs/enqueue.js';
 import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
-import { connectRedis } from '../../jobs/redis.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
-import { RedisStore } from '../../store/redis-store.js';
+import { parseChannelDeliveryId } from '../../notify/channels/types.js';
+import type { RedisStore } from '../../store/redis-store.js';
 import { cliLogger, loadCliConfig, selectNetworks } from '../context.js';
 import { printJson, printLine } from '../output.js';
+import { CLI_DISCONNECT_TIMEOUT_MS } from '../store-access.js';
 
 const runOptionsSchema = z
   .object({
@@ -83,6 +83,8 @@ interface JobReport {
   error?: string;
   /** With --wait: where each e-mail the run decided stands (delivery is the mail queue's). */
   emails?: EmailReport[];
+  /** With --wait: where each channel delivery of the run stands (the channels queue's). */
+  channels?: ChannelReport[];
 }
 
 interface EmailReport {
@@ -94,19 +96,38 @@ interface EmailReport {
   error?: string;
 }
 
+interface ChannelReport extends EmailReport {
+  /** The channel's name. */
+  channel: string;
+}
+
 /**
- * Polls the outbox until every e-mail of the run is sent or refused, or until `deadline`. The
- * subject comes from the outbox (an already-done run's e-mails were decided by another job).
+ * Polls the outbox until every e-mail and channel delivery of the run is sent or refused, or
+ * until `deadline`. The subject comes from the outbox (an already-done run's e-mails were
+ * decided by another job).
  */
 async function deliveryOf(
   store: RedisStore,
   outcome: CheckOutcome,
   deadline: number,
-): Promise<EmailReport[]> {
-  const ids = outcome.notificationIds ?? outcome.notifications.map((n) => n.id);
-  const decided = new Map(outcome.notifications.map((n) => [n.id, n]));
+): Promise<{ emails: EmailReport[]; channels: ChannelReport[] }> {
+  const emailIds = outcome.notificationIds ?? outcome.notifications.map((n) => n.id);
+  // A job finished by a worker older than channels returns no deliveryIds.
+  const channelIds = outcome.deliveryIds ?? [];
+  const ids = [...emailIds, ...channelIds];
+  const decided = new Map<string, { kind: string; subject?: string }>(
+    outcome.notifications.map((n) => [n.id, n]),
+  );
+  for (const d of outcome.deliveries ?? []) decided.set(d.id, d);
   for (;;) {
-    const entries = await Promise.all(ids.map((id) => store.getNotification(id)));
+    // Redis away for a moment (restart, failover): ask again until the deadline.
+    const entries = await Promise.all(ids.map((id) => store.getNotification(id))).catch(
+      (error: unknown) => (Date.now() < deadline ? undefined : Promise.reject(error)),
+    );
+    if (!entries) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
     const reports = ids.map((id, i): EmailReport => {
       const entry = entries[i];
       const known = entry?.notification ?? decided.get(id);
@@ -119,28 +140,53 @@ async function deliveryOf(
       if (entry?.lastError !== undefined && entry.state !== 'sent') report.error = entry.lastError;
       return report;
     });
-    if (reports.every((r) => r.state !== 'pending') || Date.now() >= deadline) return reports;
+    if (reports.every((r) => r.state !== 'pending') || Date.now() >= deadline)
+      return {
+        emails: reports.slice(0, emailIds.length),
+        channels: reports.slice(emailIds.length).map((r) => ({
+          ...r,
+          channel: parseChannelDeliveryId(r.id)?.channel ?? 'unknown',
+        })),
+      };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
 async function runKind(config: Config, kind: CheckKind, options: RunOptions): Promise<number> {
+  // BullMQ and ioredis load here, not with the CLI: every command starts without the modules
+  // it does not use (target P7, docs/performance.md).
+  const [{ loadBullmq }, { connectRedis }, { RedisStore }] = await Promise.all([
+    import('../../cjs-packages.js'),
+    import('../../jobs/redis.js'),
+    import('../../store/redis-store.js'),
+  ]);
+  const { Queue, QueueEvents } = loadBullmq();
   const logger = cliLogger(config);
   const networks = selectNetworks(config, options);
-  const failFast = { maxRetriesPerRequest: 1, retryStrategy: (n: number) => (n > 3 ? null : 200) };
-  const redis = connectRedis(config.redis, logger, failFast);
+  // Fails fast until the jobs are enqueued (a person at a terminal wants to know now that Redis
+  // is not there); once they are, --wait reconnects until its own deadline, so a Redis restart
+  // or failover while the job runs is waited out, not reported as "no outcome".
+  let reconnectUntil = 0;
+  const retryStrategy = (times: number) =>
+    times <= 3 ? 200 : Date.now() < reconnectUntil ? Math.min(200 * times, 1_000) : null;
+  const disconnectTimeout = CLI_DISCONNECT_TIMEOUT_MS;
+  const redis = connectRedis(config.redis, logger, {
+    maxRetriesPerRequest: 1,
+    retryStrategy,
+    disconnectTimeout,
+  });
   const queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
     connection: redis,
     prefix: config.redis.prefix,
   });
   // QueueEvents reads with blocking commands: BullMQ requires maxRetriesPerRequest null there.
-  const events = options.wait
-    ? new QueueEvents(CHECKS_QUEUE, {
-        connection: connectRedis(config.redis, logger, {
-          retryStrategy: failFast.retryStrategy,
-        }),
-        prefix: config.redis.prefix,
-      })
+  // Its connection is ours to close: QueueEvents.close() leaves a connection it was given open,
+  // and an open socket kept every `thm run --wait` alive for another second after its answer.
+  const eventsConnection = options.wait
+    ? connectRedis(config.redis, logger, { retryStrategy, disconnectTimeout })
+    : undefined;
+  const events = eventsConnection
+    ? new QueueEvents(CHECKS_QUEUE, { connection: eventsConnection, prefix: config.redis.prefix })
     : undefined;
   const store = new RedisStore(redis, config.redis.prefix);
   try {
@@ -161,17 +207,23 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
     }
     const timeoutMs = (options.timeout ?? 120) * 1000;
     const deadline = Date.now() + timeoutMs;
+    reconnectUntil = deadline;
     const reports: JobReport[] = await Promise.all(
       jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
         const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };
         if (!events) return { ...base, state: 'queued' };
-        const result = await waitForJob<CheckOutcome>(job, events, timeoutMs);
+        const result = await waitForJob<CheckOutcome>(queue, job, events, timeoutMs);
         if (result.state !== 'completed')
           return { ...base, state: result.state, error: result.error };
         const outcome = joined ? asJoined(result.value) : result.value;
         const report: JobReport = { ...base, state: 'completed', outcome };
-        if ((outcome.notificationIds ?? outcome.notifications).length > 0) {
-          report.emails = await deliveryOf(store, outcome, deadline);
+        if (
+          (outcome.notificationIds ?? outcome.notifications).length > 0 ||
+          (outcome.deliveryIds ?? []).length > 0
+        ) {
+          const { emails, channels } = await deliveryOf(store, outcome, deadline);
+          if (emails.length > 0) report.emails = emails;
+          if (channels.length > 0) report.channels = channels;
         }
         return report;
       }),
@@ -182,11 +234,12 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         r.state === 'failed' ||
         r.state === 'timeout' ||
         r.state === 'delayed' ||
-        (r.emails ?? []).some((e) => e.state === 'failed'),
+        [...(r.emails ?? []), ...(r.channels ?? [])].some((e) => e.state === 'failed'),
     );
     return failed ? EXIT_FAILED : 0;
   } finally {
     await events?.close();
+    eventsConnection?.disconnect();
     await queue.close();
     redis.disconnect();
   }
@@ -202,7 +255,7 @@ function print(kind: CheckKind, reports: JobReport[], json?: boolean): void {
     if (r.state === 'queued') printLine(`${head}: queued as job ${r.jobId}`);
     else if (r.state !== 'completed' || !r.outcome)
       printLine(`${head}: ${r.state}: ${r.error ?? ''}`);
-    else printLine(`${head}: ${describeOutcome(r.outcome, r.emails)}`);
+    else printLine(`${head}: ${describeOutcome(r.outcome, r.emails, r.channels)}`);
   }
 }
 
@@ -220,7 +273,25 @@ function describeEmail(e: EmailReport): string {
   }
 }
 
-export function describeOutcome(o: CheckOutcome, emails?: EmailReport[]): string {
+function describeChannel(c: ChannelReport): string {
+  const subject = `"${c.subject}"`;
+  switch (c.state) {
+    case 'sent':
+      return `${c.channel} posted: ${subject}`;
+    case 'failed':
+      return `${c.channel} refused by the endpoint (${c.error ?? 'no reason given'}): ${subject}`;
+    case 'pending':
+      return `${c.channel} not posted yet${c.error ? ` (${c.error}; retrying)` : ' (queued)'}: ${subject}`;
+    case 'unknown':
+      return `${c.channel} decided: ${subject}`;
+  }
+}
+
+export function describeOutcome(
+  o: CheckOutcome,
+  emails?: EmailReport[],
+  channels?: ChannelReport[],
+): string {
   const parts: string[] = [
     o.status === 'already-done'
       ? 'already done for this date (use --force to run again)'
@@ -241,5 +312,7 @@ export function describeOutcome(o: CheckOutcome, emails?: EmailReport[]): string
         : 'no e-mail',
     );
   }
+  for (const c of channels ?? [])
+    parts.push((o.status === 'done' ? '' : 'earlier ') + describeChannel(c));
   return parts.join('; ');
 }

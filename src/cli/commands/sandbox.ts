@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import {
-  builtinScenario,
-  loadScenarioFile,
-  startSandbox,
-  type Scenario,
-} from '../../sandbox/index.js';
+import type { Scenario } from '../../sandbox/index.js';
 
 /**
  * `thm sandbox [--port N] [--scenario FILE|demo]`: the local API simulator as its own process.
@@ -41,6 +36,9 @@ export function registerSandboxCommand(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65_535) {
         throw new UsageError(`--port: must be an integer 0-65535 (got "${options.port}")`);
       }
+      // The simulator loads here, not with the CLI (target P7, docs/performance.md).
+      const { builtinScenario, loadScenarioFile, startSandbox } =
+        await import('../../sandbox/index.js');
       const scenario: Scenario =
         options.scenario === 'demo' ? builtinScenario('demo') : loadScenarioFile(options.scenario);
       const logger = createLogger();

@@ -1,11 +1,13 @@
-import { Queue } from 'bullmq';
-import cronParser from 'cron-parser';
+import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import type { RedisClient } from '../../jobs/redis.js';
+import type { RedisRole } from '../../jobs/redis-role.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { localDate } from '../../dates.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
-import { CHECKS_QUEUE, MAIL_QUEUE, schedulerId } from '../../jobs/names.js';
+import { CHANNELS_QUEUE, CHECKS_QUEUE, MAIL_QUEUE, schedulerId } from '../../jobs/names.js';
+import { latestRuns, overdueStatus } from '../../monitor/overdue.js';
+import { countBySeverity } from '../../monitor/thresholds.js';
 import type {
   InvoiceSnapshot,
   PremiumState,
@@ -13,7 +15,8 @@ import type {
   RunRecord,
   Severity,
 } from '../../monitor/types.js';
-import type { OutboxEntry } from '../../notify/types.js';
+import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
+import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
@@ -42,62 +45,31 @@ export interface StatusReport {
   checkedAt: string;
   networks: NetworkStatus[];
   queues: Record<string, Record<string, number>>;
-  outbox: { pending: number; sent: number; failed: number };
+  outbox: {
+    pending: number;
+    sent: number;
+    failed: number;
+    /** Per channel: `email`, and each channel by its name. */
+    channels: Record<string, { pending: number; sent: number; failed: number }>;
+  };
   failedNotifications: Array<
     Pick<OutboxEntry, 'lastError' | 'failedAt'> & {
       id: string;
       networkId: string;
       kind: string;
+      /** `email`, or the channel's name. */
+      channel: string;
       subject: string;
     }
   >;
+  /**
+   * The node the monitor's keys are written to, asked with this command's own connection (the
+   * workers' config): its role, its connected replicas, and what is wrong with it.
+   */
+  redis: RedisRole;
   /** Workers whose last config reload failed (they run on the config they had). */
   configReloadFailures: Array<{ instance: string; message: string; at: number }>;
   healthy: boolean;
-}
-
-/**
- * Overdue: the last period's traffic-check has not succeeded, and its grace has passed. The
- * period starts at the cron's previous fire time in the network's zone.
- *
- * A network that has never run is overdue once the first run due after a worker scheduled it
- * (`scheduledSince`), plus grace, has passed; and at once when no worker has ever scheduled it,
- * since then nothing monitors it.
- */
-export function overdueStatus(
-  network: NetworkConfig,
-  lastSuccess: RunRecord | undefined,
-  anyRun: boolean,
-  now: number,
-  scheduledSince?: number,
-): { overdue: boolean; reason?: string } {
-  const cron = (from: number) =>
-    cronParser.parseExpression(network.trafficCheck.cron, {
-      tz: network.timezone,
-      currentDate: new Date(from),
-    });
-  const grace = network.trafficCheck.graceMinutes * 60_000;
-  if (!anyRun) {
-    if (scheduledSince === undefined) {
-      return { overdue: true, reason: 'never run, and no worker has scheduled it yet' };
-    }
-    const firstDue = cron(scheduledSince).next().getTime();
-    if (now < firstDue + grace) return { overdue: false, reason: 'never run yet' };
-    return {
-      overdue: true,
-      reason: `never run: first run was due ${new Date(firstDue).toISOString()} (scheduled since ${new Date(scheduledSince).toISOString()})`,
-    };
-  }
-  const previousFire = cron(now).prev().getTime();
-  if (now < previousFire + grace) return { overdue: false };
-  if (lastSuccess && lastSuccess.finishedAt >= previousFire) return { overdue: false };
-  const since = lastSuccess
-    ? `last success ${new Date(lastSuccess.finishedAt).toISOString()}`
-    : 'no successful run yet';
-  return {
-    overdue: true,
-    reason: `no successful traffic-check since ${new Date(previousFire).toISOString()} (${since})`,
-  };
 }
 
 async function networkStatus(
@@ -114,19 +86,10 @@ async function networkStatus(
     queue.getJobScheduler(schedulerId('traffic-check', network.id)),
     queue.getJobScheduler(schedulerId('invoice-snapshot', network.id)),
   ]);
-  // "Last" is by finish time: a backfill (--date) or a forced re-run done now is the latest
-  // thing that happened, whatever its as-of date.
-  runs.sort((a, b) => b.finishedAt - a.finishedAt);
-  const traffic = runs.filter((r) => r.kind === 'traffic-check');
-  const lastSuccess = traffic.find((r) => r.outcome !== 'failed');
-  const activePairs: Record<Severity, number> = { warning: 0, critical: 0 };
-  for (const pair of state.active.values()) {
-    activePairs[pair.dropPercent >= network.alerts.criticalDropPercent ? 'critical' : 'warning'] +=
-      1;
-  }
+  const latest = latestRuns(runs);
   const { overdue, reason } = overdueStatus(
     network,
-    lastSuccess,
+    latest.lastSuccess,
     runs.length > 0,
     now,
     scheduledSince,
@@ -136,16 +99,13 @@ async function networkStatus(
     name: network.name,
     timezone: network.timezone,
     premium: state.premium,
-    lastRuns: {
-      trafficCheck: traffic[0],
-      invoiceSnapshot: runs.find((r) => r.kind === 'invoice-snapshot'),
-    },
-    lastSuccessfulTrafficCheck: lastSuccess,
+    lastRuns: { trafficCheck: latest.trafficCheck, invoiceSnapshot: latest.invoiceSnapshot },
+    lastSuccessfulTrafficCheck: latest.lastSuccess,
     nextRuns: {
       trafficCheck: tcScheduler?.next ? new Date(tcScheduler.next).toISOString() : undefined,
       invoiceSnapshot: invScheduler?.next ? new Date(invScheduler.next).toISOString() : undefined,
     },
-    activePairs,
+    activePairs: countBySeverity(state.active.values(), network.alerts),
     lastInvoice: state.latestInvoice,
     problem: state.problem,
     overdue,
@@ -185,8 +145,12 @@ export async function collectStatus(
   connection: RedisClient,
   now = Date.now(),
 ): Promise<StatusReport> {
+  // Loaded here, not with the CLI (target P7, docs/performance.md).
+  const { Queue } = (await import('../../cjs-packages.js')).loadBullmq();
+  const { checkRedisRole } = await import('../../jobs/redis-role.js');
   const checks = new Queue(CHECKS_QUEUE, { connection, prefix: config.redis.prefix });
   const mail = new Queue(MAIL_QUEUE, { connection, prefix: config.redis.prefix });
+  const channels = new Queue(CHANNELS_QUEUE, { connection, prefix: config.redis.prefix });
   try {
     const scheduled = await store.scheduledSince(config.networks.map((n) => n.id));
     const networks = await Promise.all(
@@ -194,17 +158,31 @@ export async function collectStatus(
         networkStatusOrUnreadable(store, checks, n, now, scheduled.get(n.id)),
       ),
     );
-    const [checkCounts, mailCounts, outbox, failed, configReloadFailures] = await Promise.all([
-      checks.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
-      mail.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed'),
+    const counted = ['active', 'waiting', 'delayed', 'failed', 'completed'] as const;
+    const [
+      checkCounts,
+      mailCounts,
+      channelCounts,
+      outbox,
+      byChannel,
+      failed,
+      configReloadFailures,
+      redis,
+    ] = await Promise.all([
+      checks.getJobCounts(...counted),
+      mail.getJobCounts(...counted),
+      channels.getJobCounts(...counted),
       store.outboxCounts(),
+      store.outboxCountsByChannel(),
       store.failedNotifications(),
       store.reloadFailures(),
+      checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
     ]);
     const failedNotifications = failed.map((e) => ({
       id: e.notification.id,
       networkId: e.notification.networkId,
       kind: e.notification.kind,
+      channel: isChannelDelivery(e.notification) ? e.notification.channel.name : EMAIL_CHANNEL,
       subject: e.notification.subject,
       lastError: e.lastError,
       failedAt: e.failedAt,
@@ -212,18 +190,24 @@ export async function collectStatus(
     const healthy =
       networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
       failedNotifications.length === 0 &&
-      configReloadFailures.length === 0;
+      configReloadFailures.length === 0 &&
+      redis.problems.length === 0;
     return {
       checkedAt: new Date(now).toISOString(),
       networks,
-      queues: { [CHECKS_QUEUE]: checkCounts, [MAIL_QUEUE]: mailCounts },
-      outbox,
+      queues: {
+        [CHECKS_QUEUE]: checkCounts,
+        [MAIL_QUEUE]: mailCounts,
+        [CHANNELS_QUEUE]: channelCounts,
+      },
+      outbox: { ...outbox, channels: byChannel },
       failedNotifications,
+      redis,
       configReloadFailures,
       healthy,
     };
   } finally {
-    await Promise.all([checks.close(), mail.close()]);
+    await Promise.all([checks.close(), mail.close(), channels.close()]);
   }
 }
 
@@ -236,7 +220,7 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print one JSON document')
     .option(
       '--check',
-      'exit 1 when a network is overdue, has an open problem or unreadable state, or a notification failed (for outside monitoring)',
+      'exit 1 when a network is overdue, has an open problem or unreadable state, a notification failed, or Redis is a replica or short of replicas (for outside monitoring)',
     )
     .addHelpText(
       'after',
@@ -321,11 +305,29 @@ function printStatus(report: StatusReport): void {
   printLine(
     `outbox: ${report.outbox.pending} pending, ${report.outbox.sent} sent, ${report.outbox.failed} failed`,
   );
+  const channels = Object.entries(report.outbox.channels);
+  // Per channel only when there is more than the e-mail to tell apart.
+  if (channels.some(([name]) => name !== EMAIL_CHANNEL))
+    for (const [name, c] of channels.sort(([a], [b]) => byChannelName(a, b)))
+      printLine(`  ${name}: ${c.pending} pending, ${c.sent} sent, ${c.failed} failed`);
   for (const f of report.failedNotifications)
-    printLine(`  failed ${f.id} (${f.networkId}, ${f.kind}): ${f.lastError ?? ''}`);
+    printLine(`  failed ${f.id} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`);
+  const r = report.redis;
+  printLine(
+    `redis: ${r.node} (${r.role === 'slave' ? 'replica' : r.role}, ${r.replicas} replica${r.replicas === 1 ? '' : 's'} connected)`,
+  );
+  for (const problem of r.problems) printLine(`  ${problem.replace(/^redis: /, '')}`);
   for (const r of report.configReloadFailures)
     printLine(
       `config reload failed on ${r.instance} at ${formatUtc(r.at)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,
     );
   printLine(report.healthy ? 'healthy' : 'NOT healthy');
+}
+
+/** The e-mail first, then the channels by name. */
+function byChannelName(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === EMAIL_CHANNEL) return -1;
+  if (b === EMAIL_CHANNEL) return 1;
+  return a < b ? -1 : 1;
 }

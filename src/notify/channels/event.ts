@@ -1,3 +1,4 @@
+import type { DecidedNotification } from '../../monitor/decide.js';
 import type {
   Classification,
   InvoiceChange,
@@ -28,4 +29,28 @@ export interface ChannelMessageInput {
   notification: NotificationHeader;
   network: { id: string; name: string };
   event: NotificationEvent;
+}
+
+/** The event of a notification the run decided (src/monitor/decide.ts), for the channels. */
+export function notificationEvent(
+  decided: DecidedNotification,
+  notifyCleared: boolean,
+): NotificationEvent {
+  switch (decided.kind) {
+    case 'alert':
+      return { kind: 'alert', classification: decided.classification, notifyCleared };
+    case 'problem':
+      return { kind: 'problem', problem: decided.problem };
+    case 'restored':
+      return { kind: 'restored', problem: decided.problem, restoredAt: decided.restoredAt };
+    case 'premium-lost':
+    case 'premium-regained':
+      return { kind: decided.kind, firstSight: decided.firstSight };
+    case 'invoice':
+      return {
+        kind: 'invoice',
+        snapshot: decided.snapshot,
+        ...(decided.change ? { change: decided.change } : {}),
+      };
+  }
 }

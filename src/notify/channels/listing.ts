@@ -1,5 +1,10 @@
 import { pairFigures } from '../../monitor/figures.js';
-import type { ClassifiedPair, Classification, DayFigures, PairClass } from '../../monitor/types.js';
+import {
+  isDecliningClass,
+  type ClassifiedPair,
+  type Classification,
+  type DayFigures,
+} from '../../monitor/types.js';
 
 /**
  * The pairs a channel message carries, in the order the alert e-mail shows them: declining
@@ -24,8 +29,6 @@ export interface ChannelListing {
   domains: ListedDomain[];
 }
 
-const DECLINING: ReadonlySet<PairClass> = new Set(['new', 'worse', 'reminder']);
-
 export function channelListing(
   classification: Classification,
   notifyCleared: boolean,
@@ -33,7 +36,7 @@ export function channelListing(
   const byDomain = new Map<number, ClassifiedPair[]>();
   const cleared: ClassifiedPair[] = [];
   for (const pair of classification.pairs) {
-    if (DECLINING.has(pair.class)) {
+    if (isDecliningClass(pair.class)) {
       const list = byDomain.get(pair.domainId);
       if (list) list.push(pair);
       else byDomain.set(pair.domainId, [pair]);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { backoffDelay } from '../../backoff.js';
 import { ChannelError } from '../../errors.js';
@@ -17,6 +17,11 @@ import type { ChannelConfig, ChannelDelivery } from './types.js';
  * or after the endpoint's Retry-After when that is longer, until `maxAttempts`; then, like any
  * other 4xx at once, the delivery is failed for good: `thm notify failed` lists it with the
  * reply and `thm notify retry` puts it back.
+ *
+ * One endpoint that hangs must not take every slot of the channels queue: at most
+ * `maxPerEndpoint` posts to one endpoint are in flight in this sender; a delivery beyond that
+ * gives its lease back unposted ('endpoint-busy') and is due again a moment later, while the
+ * deliveries to other endpoints go on.
  */
 export interface ChannelSenderOptions {
   store: OutboxStore;
@@ -32,8 +37,15 @@ export interface ChannelSenderOptions {
   random?: () => number;
   /** Transient failures before giving up. @defaultValue DEFAULT_CHANNEL_MAX_ATTEMPTS */
   maxAttempts?: number;
-  /** Must outlast the slowest post (the transport's total deadline). @defaultValue 60000 */
-  leaseMs?: number;
+  /**
+   * Must outlast the slowest post (the channels' deadlines); a function is asked at each claim,
+   * so a reloaded config's longer deadline takes effect. @defaultValue 60000
+   */
+  leaseMs?: number | (() => number);
+  /** Posts to one endpoint in flight at once in this sender. @defaultValue 2 */
+  maxPerEndpoint?: number;
+  /** How long a delivery held back by maxPerEndpoint waits. @defaultValue 2000 */
+  endpointBusyDelayMs?: number;
   onOutcome?: (delivery: ChannelDelivery, outcome: 'sent' | 'retry' | 'failed') => void;
 }
 
@@ -55,15 +67,20 @@ export class ChannelSender {
     Pick<ChannelSenderOptions, 'onOutcome'>;
   readonly #logger: Logger;
   readonly #owner = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  /** Posts in flight per endpoint (endpointKey). */
+  readonly #inFlight = new Map<string, number>();
 
   constructor(options: ChannelSenderOptions) {
+    // Each default by ??, so an option passed as undefined (a caller's own optional) keeps it.
     this.#o = {
-      now: Date.now,
-      backoff: DEFAULT_CHANNEL_BACKOFF,
-      random: Math.random,
-      maxAttempts: DEFAULT_CHANNEL_MAX_ATTEMPTS,
-      leaseMs: 60_000,
       ...options,
+      now: options.now ?? Date.now,
+      backoff: options.backoff ?? DEFAULT_CHANNEL_BACKOFF,
+      random: options.random ?? Math.random,
+      maxAttempts: options.maxAttempts ?? DEFAULT_CHANNEL_MAX_ATTEMPTS,
+      leaseMs: options.leaseMs ?? 60_000,
+      maxPerEndpoint: options.maxPerEndpoint ?? 2,
+      endpointBusyDelayMs: options.endpointBusyDelayMs ?? 2_000,
     };
     this.#logger = options.logger.child({ component: 'channel-sender' });
   }
@@ -75,7 +92,8 @@ export class ChannelSender {
   /** One attempt, and when a retried delivery is due again. Store errors are thrown. */
   async attempt(id: string): Promise<ChannelAttempt> {
     const { store } = this.#o;
-    const claim = await store.claimNotification(id, this.#owner, this.#o.leaseMs, this.#o.now());
+    const leaseMs = typeof this.#o.leaseMs === 'function' ? this.#o.leaseMs() : this.#o.leaseMs;
+    const claim = await store.claimNotification(id, this.#owner, leaseMs, this.#o.now());
     if (claim.status === 'not-due') return { outcome: 'not-due', retryAt: claim.dueAt };
     if (claim.status !== 'claimed') {
       if (claim.status === 'missing')
@@ -93,12 +111,33 @@ export class ChannelSender {
       await store.releaseNotification(id, this.#owner);
       return { outcome: 'in-flight' };
     }
-    const result = await this.#attemptClaimed(d, claim.entry.attempts);
-    this.#o.onOutcome?.(d, result.outcome as 'sent' | 'retry' | 'failed');
-    return result;
+    const channel = this.#o.channel(d.networkId, d.channel.name);
+    const endpoint = channel && channel.type === d.channel.type ? endpointKey(channel) : '';
+    const busy = this.#inFlight.get(endpoint) ?? 0;
+    if (endpoint && busy >= this.#o.maxPerEndpoint) {
+      await store.releaseNotification(id, this.#owner);
+      return {
+        outcome: 'endpoint-busy',
+        retryAt: this.#o.now() + Math.round(this.#o.endpointBusyDelayMs * (1 + this.#o.random())),
+      };
+    }
+    this.#inFlight.set(endpoint, busy + 1);
+    try {
+      const result = await this.#attemptClaimed(d, claim.entry.attempts, channel);
+      this.#o.onOutcome?.(d, result.outcome as 'sent' | 'retry' | 'failed');
+      return result;
+    } finally {
+      const left = (this.#inFlight.get(endpoint) ?? 1) - 1;
+      if (left > 0) this.#inFlight.set(endpoint, left);
+      else this.#inFlight.delete(endpoint);
+    }
   }
 
-  async #attemptClaimed(d: ChannelDelivery, attempts: number): Promise<ChannelAttempt> {
+  async #attemptClaimed(
+    d: ChannelDelivery,
+    attempts: number,
+    channel: ChannelConfig | undefined,
+  ): Promise<ChannelAttempt> {
     const { store } = this.#o;
     const log = {
       deliveryId: d.id,
@@ -109,7 +148,6 @@ export class ChannelSender {
     };
     let transitioned = false;
     try {
-      const channel = this.#o.channel(d.networkId, d.channel.name);
       let error: ChannelError | undefined;
       if (!channel || channel.type !== d.channel.type) {
         error = new ChannelError(
@@ -159,4 +197,13 @@ export class ChannelSender {
       if (!transitioned) await store.releaseNotification(d.id, this.#owner).catch(() => {});
     }
   }
+}
+
+/**
+ * Which endpoint a channel posts to, for the in-flight bound: a hash of its URL (the URL is a
+ * secret and stays out of memory dumps of this map), or the outbox directory.
+ */
+function endpointKey(channel: ChannelConfig): string {
+  if (!channel.url) return 'file';
+  return createHash('sha256').update(channel.url.reveal()).digest('hex').slice(0, 16);
 }

@@ -92,6 +92,8 @@ export function createChannelTransport(options: ChannelTransportOptions): Channe
       if (channel.secret) headers[SIGNATURE_HEADER] = signBody(channel.secret.reveal(), d.body);
     }
     const target = new URL(url);
+    // A channel's own deadline bounds every step too: none outlasts the whole exchange.
+    const totalMs = channel.timeoutMs ?? timeouts.totalMs;
     let status: number;
     let reply: string;
     let retryAfter: string | string[] | undefined;
@@ -102,9 +104,9 @@ export function createChannelTransport(options: ChannelTransportOptions): Channe
         method: 'POST',
         headers,
         body: d.body,
-        headersTimeout: timeouts.headersMs,
-        bodyTimeout: timeouts.bodyMs,
-        signal: AbortSignal.timeout(timeouts.totalMs),
+        headersTimeout: Math.min(timeouts.headersMs, totalMs),
+        bodyTimeout: Math.min(timeouts.bodyMs, totalMs),
+        signal: AbortSignal.timeout(totalMs),
       });
       status = response.statusCode;
       retryAfter = response.headers['retry-after'];

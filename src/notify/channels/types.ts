@@ -1,5 +1,6 @@
 import type { Secret } from '../../config/secret.js';
 import type { IsoDate } from '../../monitor/types.js';
+import { NOTIFICATION_ID } from '../notification.js';
 import type { NotificationKind } from '../types.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ChannelConfig {
   secret?: Secret;
   /** Kinds posted to this channel; undefined: every kind. */
   kinds?: NotificationKind[];
+  /** The deadline of one post; undefined: the transport's (DEFAULT_CHANNEL_TIMEOUTS.totalMs). */
+  timeoutMs?: number;
 }
 
 /** What the outbox keeps of one channel delivery: everything the post needs but the secrets. */
@@ -55,11 +58,34 @@ export interface ChannelDelivery {
 /** Channel names are slugs: they go into delivery ids, job ids and file names. */
 export const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,23}$/;
 
+/**
+ * How the e-mail is named where channels are listed (`thm status`, `thm notify failed`, the
+ * metrics' `channel` label): no configured channel may take the name.
+ */
+export const EMAIL_CHANNEL = 'email';
+
 export function channelDeliveryId(notificationId: string, channelName: string): string {
   return `${notificationId}-${channelName}`;
 }
 
-/** Notification ids are hex; a `-` only ever comes from a channel delivery id. */
+/** `<notification id>-<channel name>`, both parts exactly as they are made: nothing else. */
+const CHANNEL_DELIVERY_ID = new RegExp(
+  `^(${NOTIFICATION_ID.source.slice(1, -1)})-(${CHANNEL_NAME.source.slice(1, -1)})$`,
+);
+
+/**
+ * Whether an outbox id is a channel delivery's, by its whole format: a junk id that merely
+ * contains a `-` is neither a delivery nor an e-mail, and goes the e-mail's way, whose claim
+ * sets an unreadable entry aside (store/redis-store.ts).
+ */
 export function isChannelDeliveryId(id: string): boolean {
-  return id.includes('-');
+  return CHANNEL_DELIVERY_ID.test(id);
+}
+
+/** The parts of a channel delivery id; undefined for any other id. */
+export function parseChannelDeliveryId(
+  id: string,
+): { notificationId: string; channel: string } | undefined {
+  const match = CHANNEL_DELIVERY_ID.exec(id);
+  return match ? { notificationId: match[1]!, channel: match[2]! } : undefined;
 }

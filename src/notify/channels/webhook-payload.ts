@@ -10,7 +10,7 @@ import type { ChannelMessageInput } from './event.js';
 import { channelListing, clicksOf } from './listing.js';
 
 /**
- * The webhook's JSON document, version 1 (README, "Webhook payload"). One per notification, the
+ * The webhook's JSON document, version 1 (README "Channels", its schema and an example). One per notification, the
  * same on every retry. Adding a field is compatible; renaming or removing one means version 2.
  */
 export const WEBHOOK_PAYLOAD_VERSION = 1;

@@ -8,6 +8,7 @@ import type {
   PairClass,
   PairFigures,
 } from '../../monitor/types.js';
+import { DECLINING_CLASSES, isDecliningClass } from '../../monitor/types.js';
 import { EVIDENCE_LEGEND, evidenceOf } from '../../monitor/evidence.js';
 import { pairFigures } from '../../monitor/figures.js';
 import type { RenderedEmail } from '../types.js';
@@ -44,6 +45,7 @@ import {
   stackingGrid,
 } from './html.js';
 import { invoiceSummaryHtml, invoiceSummaryText } from './invoice.js';
+import { topK } from './top-k.js';
 import { emptyClassCounts } from '../../monitor/classify.js';
 
 /**
@@ -84,14 +86,15 @@ export const DEFAULT_MAX_DOMAINS_IN_OVERVIEW = 20;
 export const SUGGESTED_SILENCE = '7d';
 
 const MAX_SILENCE_ISP_CHARS = 120;
-const DECLINING_CLASSES: ReadonlySet<PairClass> = new Set(['new', 'worse', 'reminder']);
 
 interface DomainGroup {
   domainId: number;
   domainUrl: string;
   rollup: DomainRollup | undefined;
-  /** E-mailed declining pairs of this domain, worst first. */
+  /** The worst of its e-mailed declining pairs, worst first: as many as the e-mail can list. */
   pairs: ClassifiedPair[];
+  /** All its e-mailed declining pairs. */
+  pairCount: number;
   clicksLost: number;
   baselineClicks: number;
   ispsAffected: number;
@@ -110,7 +113,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   const cleared: ClassifiedPair[] = [];
   for (const pair of input.classification.pairs) {
     counts[pair.class] += 1;
-    if (DECLINING_CLASSES.has(pair.class)) {
+    if (isDecliningClass(pair.class)) {
       const list = byDomain.get(pair.domainId);
       if (list) list.push(pair);
       else byDomain.set(pair.domainId, [pair]);
@@ -118,10 +121,14 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
       cleared.push(pair);
     }
   }
-  const declining = counts.new + counts.worse + counts.reminder;
+  const declining = DECLINING_CLASSES.reduce((sum, c) => sum + counts[c], 0);
   if (declining === 0 && cleared.length === 0) return undefined;
 
-  const groups = groupDomains(byDomain, input.classification.domains);
+  const groups = groupDomains(
+    byDomain,
+    input.classification.domains,
+    Math.min(perDomain, maxListed),
+  );
   const ctx: RenderContext = {
     networkId: input.network.id,
     networkName: displayText(input.network.name, MAX_NAME_CHARS) || input.network.id,
@@ -162,7 +169,10 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     renderOverview(groups, maxOverview, html, text);
     renderDomains(groups, ctx, maxListed, perDomain, html, text);
   }
-  if (cleared.length > 0) renderCleared(cleared, Math.max(1, Math.ceil(maxListed / 2)), html, text);
+  const clearedListed =
+    cleared.length > 0
+      ? renderCleared(cleared, Math.max(1, Math.ceil(maxListed / 2)), html, text)
+      : [];
   renderOthers(counts, html, text);
   if (input.latestInvoice) {
     html.push(heading('Latest invoice summary'));
@@ -170,7 +180,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     html.push(invoiceSummaryHtml(snapshot, change, input.asOf));
     text.push('LATEST INVOICE SUMMARY', ...invoiceSummaryText(snapshot, change, input.asOf), '');
   }
-  renderSilenceHelp(groups, cleared, ctx, html, text);
+  renderSilenceHelp(groups, clearedListed[0], ctx, html, text);
 
   const footer = `Traffic Health Monitor, network ${ctx.networkId}, as-of ${ctx.asOf}. You receive this as a recipient of this network in the monitor's configuration.`;
   const preheader =
@@ -250,27 +260,31 @@ function comparePairs(a: ClassifiedPair, b: ClassifiedPair): number {
 function groupDomains(
   byDomain: Map<number, ClassifiedPair[]>,
   rollups: DomainRollup[],
+  listable: number,
 ): DomainGroup[] {
   const rollupById = new Map<number, DomainRollup>();
   for (const rollup of rollups) rollupById.set(rollup.domainId, rollup);
   const groups: DomainGroup[] = [];
-  for (const [domainId, pairs] of byDomain) {
-    pairs.sort(comparePairs);
+  for (const [domainId, all] of byDomain) {
+    const pairs = topK(all, listable, comparePairs);
     const rollup = rollupById.get(domainId);
     let lost = 0;
     let baseline = 0;
-    for (const pair of pairs) {
-      lost += clicksLostOf(pair);
-      baseline += baselineClicksOf(pair);
+    if (!rollup) {
+      for (const pair of all) {
+        lost += clicksLostOf(pair);
+        baseline += baselineClicksOf(pair);
+      }
     }
     groups.push({
       domainId,
       domainUrl: rollup?.domainUrl || pairs[0]?.domainUrl || `domain ${domainId}`,
       rollup,
       pairs,
+      pairCount: all.length,
       clicksLost: rollup?.clicksLost ?? lost,
       baselineClicks: rollup?.baselineClicks ?? baseline,
-      ispsAffected: rollup?.ispsAffected ?? pairs.length,
+      ispsAffected: rollup?.ispsAffected ?? all.length,
     });
   }
   groups.sort((a, b) => b.clicksLost - a.clicksLost || a.domainId - b.domainId);
@@ -454,8 +468,8 @@ function renderDomains(
     }
     html.push(stackingGrid(shown.map(pairCardHtml), PAIR_CARD_WIDTH, 2, PAIR_CARD_GUTTER));
     for (const pair of shown) text.push(...pairLinesText(pair));
-    const hidden = group.pairs.length - shown.length;
-    const quiet = Math.max(0, group.ispsAffected - group.pairs.length);
+    const hidden = group.pairCount - shown.length;
+    const quiet = Math.max(0, group.ispsAffected - group.pairCount);
     const notes: string[] = [];
     if (hidden > 0)
       notes.push(`and ${plural(hidden, 'more ISP')} declining on this domain, not listed.`);
@@ -488,7 +502,7 @@ function renderDomains(
   }
   const restDomains = groups.length - domainsListed;
   let restPairs = 0;
-  for (const group of groups.slice(domainsListed)) restPairs += group.pairs.length;
+  for (const group of groups.slice(domainsListed)) restPairs += group.pairCount;
   if (restDomains > 0) {
     const line = `and ${plural(restPairs, 'more declining pair')} on ${plural(restDomains, 'more domain')}, not listed (this e-mail lists at most ${formatCount(maxListed)}). \`thm history --network ${ctx.networkId}\` shows them all.`;
     html.push(paragraph(`<em>${prose(line)}</em>`, `color:${COLORS.muted};`));
@@ -496,14 +510,17 @@ function renderDomains(
   }
 }
 
+/** Returns the cleared pairs it listed, in their order. */
 function renderCleared(
   cleared: ClassifiedPair[],
   maxListed: number,
   html: string[],
   text: string[],
-): void {
+): ClassifiedPair[] {
   // The ones that may still be depressed first: they are the ones a person must look at.
-  cleared.sort(
+  const shown = topK(
+    cleared,
+    maxListed,
     (a, b) =>
       Number(Boolean(b.mayStillBeDepressed)) - Number(Boolean(a.mayStillBeDepressed)) ||
       a.domainId - b.domainId ||
@@ -522,7 +539,6 @@ function renderCleared(
     text.push(`!! ${caveat}`);
   }
   // One pair per row, its figures under its name: reads the same on a phone and a desktop.
-  const shown = cleared.slice(0, maxListed);
   const rows = shown.map((pair) => {
     const url = displayText(pair.domainUrl, MAX_URL_CHARS);
     const note = pair.mayStillBeDepressed
@@ -543,6 +559,7 @@ function renderCleared(
     text.push(`  ${line}`);
   }
   text.push('');
+  return shown;
 }
 
 function renderOthers(counts: Record<PairClass, number>, html: string[], text: string[]): void {
@@ -565,7 +582,8 @@ function renderOthers(counts: Record<PairClass, number>, html: string[], text: s
 
 function renderSilenceHelp(
   groups: DomainGroup[],
-  cleared: ClassifiedPair[],
+  /** The first cleared pair listed, the example when no domain is. */
+  firstCleared: ClassifiedPair | undefined,
   ctx: RenderContext,
   html: string[],
   text: string[],
@@ -581,7 +599,7 @@ function renderSilenceHelp(
     html.push(paragraph(esc(lead)));
     text.push(lead);
   } else {
-    const example = cleared[0];
+    const example = firstCleared;
     if (!example) return;
     const lead =
       'To stop e-mails about a pair for a while (it is still counted as silenced), run for example:';

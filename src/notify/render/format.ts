@@ -128,18 +128,40 @@ export function safeHref(value: string): string | undefined {
   }
 }
 
-const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const MONEY = new Intl.NumberFormat('en-US', {
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-});
+/*
+ * Made on first use: building an Intl.NumberFormat loads ICU's locale data, ~20 ms of every CLI
+ * command that imports this module but formats no money (`thm silence`, `thm history`).
+ */
+let integerFormat: Intl.NumberFormat | undefined;
+let moneyFormat: Intl.NumberFormat | undefined;
+const INTEGER = () =>
+  (integerFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
+const MONEY = () =>
+  (moneyFormat ??= new Intl.NumberFormat('en-US', {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }));
 
 export function formatCount(value: number): string {
-  return Number.isFinite(value) ? INTEGER.format(value) : 'n/a';
+  if (Number.isSafeInteger(value) && !Object.is(value, -0)) return groupThousands(value);
+  return Number.isFinite(value) ? INTEGER().format(value) : 'n/a';
+}
+
+/**
+ * A safe integer as Intl's en-US format writes it (`-12,345`), without Intl: its format() cost
+ * a few microseconds a call, a quarter of rendering an alert e-mail, which formats hundreds of
+ * numbers (target P1 at 1,000 pairs, docs/performance.md). Other numbers go to Intl.
+ */
+function groupThousands(value: number): string {
+  const digits = String(value < 0 ? -value : value);
+  if (digits.length <= 3) return value < 0 ? `-${digits}` : digits;
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return value < 0 ? `-${out}` : out;
 }
 
 export function formatMoney(value: number): string {
-  return Number.isFinite(value) ? MONEY.format(value) : 'n/a';
+  return Number.isFinite(value) ? MONEY().format(value) : 'n/a';
 }
 
 /** `-78%`, `+5%`, `0%`; null or not finite: `n/a`. */
@@ -147,7 +169,7 @@ export function formatPercent(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return 'n/a';
   const rounded = Math.round(value);
   if (rounded === 0) return '0%';
-  return `${rounded > 0 ? '+' : ''}${INTEGER.format(rounded)}%`;
+  return `${rounded > 0 ? '+' : ''}${formatCount(rounded)}%`;
 }
 
 /** A signed change: `+2`, `-300.00`, `0`. */

@@ -1,3 +1,4 @@
+import type { ThmErrorCode } from '../../errors.js';
 import type { IsoDate, ProblemEpisode } from '../../monitor/types.js';
 import type { RenderedEmail } from '../types.js';
 import {
@@ -31,7 +32,7 @@ export interface ProblemEmailInput {
 }
 
 /** What a person should look at, per error code (src/errors.ts). */
-export function whatToCheck(code: string, networkId: string): string[] {
+export function whatToCheck(code: ThmErrorCode, networkId: string): string[] {
   switch (code) {
     case 'THM_API_AUTH':
       return [

@@ -15,7 +15,7 @@ import {
 import type { ChannelConfig, ChannelDelivery } from '../../../src/notify/channels/types.js';
 import { buildNotification } from '../../../src/notify/notification.js';
 import { RedisStore } from '../../../src/store/redis-store.js';
-import { freePort } from '../../harness/ports.js';
+import { freePort, waitFor } from '../../harness/ports.js';
 import { startReceiver, type TestReceiver } from '../../harness/receiver.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
 
@@ -318,6 +318,45 @@ describe('ChannelSender through the real outbox', () => {
     const s = sender();
     const outcomes = await Promise.all([s.attempt(hook!.id), s.attempt(slack!.id)]);
     expect(outcomes.map((o) => o.outcome)).toEqual(['retry', 'sent']);
+  });
+
+  it('an endpoint that hangs holds at most maxPerEndpoint posts; the rest wait unposted, the other endpoint goes on', async () => {
+    // The channel's own deadline (timeoutMs) bounds the hanging posts.
+    const slow: ChannelConfig = { ...channels[0]!, timeoutMs: 3_000 };
+    const hooks = [];
+    for (let i = 0; i < 4; i++) hooks.push((await decide([slow]))[0]!);
+    const [slack] = await decide([channels[1]!]);
+    receiver.answer = (req) =>
+      req.path === '/hook' ? { hang: true } : { status: 200, body: 'ok' };
+    const s = sender({
+      channel: (_, name) => (name === 'webhook' ? slow : channels.find((c) => c.name === name)),
+    });
+    let settled = 0;
+    const startedAt = Date.now();
+    const hanging = hooks.map((d) => s.attempt(d.id).finally(() => (settled += 1)));
+    await waitFor(() => receiver.requests.length >= 2 || undefined);
+    // Two are held back at once, unposted and not counted as an attempt.
+    await waitFor(() => settled >= 2 || undefined);
+    expect(await s.attempt(slack!.id)).toEqual({ outcome: 'sent' });
+    expect(settled).toBe(2); // the two posts still hang while Slack went through
+    const outcomes = await Promise.all(hanging);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual([
+      'endpoint-busy',
+      'endpoint-busy',
+      'retry',
+      'retry',
+    ]);
+    expect(receiver.requests.filter((r) => r.path === '/hook')).toHaveLength(2);
+    const busy = hooks.filter((_, i) => outcomes[i]!.outcome === 'endpoint-busy');
+    for (const d of busy) {
+      expect(await store.getNotification(d.id)).toMatchObject({ state: 'pending', attempts: 0 });
+      const outcome = outcomes[hooks.indexOf(d)]!;
+      // Due again after endpointBusyDelayMs (2 s by default, with jitter).
+      expect(outcome.retryAt).toBeGreaterThanOrEqual(startedAt + 2_000);
+    }
+    // The lease was given back: the next attempt posts it.
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    expect((await s.attempt(busy[0]!.id)).outcome).toBe('sent');
   });
 
   it('transient failures give up after maxAttempts, listed as failed with the last reply', async () => {

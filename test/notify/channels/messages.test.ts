@@ -17,7 +17,7 @@ import {
   type WebhookPayload,
 } from '../../../src/notify/channels/webhook-payload.js';
 import { buildNotification } from '../../../src/notify/notification.js';
-import { classificationOf, examplePair } from '../../../src/notify/render/example.js';
+import { classificationOf, examplePair } from '../example-alert.js';
 import type { Notification } from '../../../src/notify/types.js';
 
 const ASOF = '2026-11-21';
@@ -309,12 +309,12 @@ describe('Slack message', () => {
       const events: Record<typeof kind, NotificationEvent> = {
         problem: {
           kind: 'problem',
-          problem: { kind: 'traffic-check', openedAt: 0, code: 'X', message: 'm' },
+          problem: { kind: 'traffic-check', openedAt: 0, code: 'THM_STORE', message: 'm' },
         },
         restored: {
           kind: 'restored',
           restoredAt: 1,
-          problem: { kind: 'traffic-check', openedAt: 0, code: 'X', message: 'm' },
+          problem: { kind: 'traffic-check', openedAt: 0, code: 'THM_STORE', message: 'm' },
         },
         'premium-lost': { kind: 'premium-lost', firstSight: false },
         'premium-regained': { kind: 'premium-regained', firstSight: false },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overdueStatus } from '../../src/cli/commands/status.js';
+import { latestRuns, overdueStatus } from '../../src/monitor/overdue.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { RunRecord } from '../../src/monitor/types.js';
 
@@ -82,5 +82,41 @@ describe('overdueStatus', () => {
       overdue: true,
       reason: 'never run, and no worker has scheduled it yet',
     });
+  });
+});
+
+describe('latestRuns: by finish time, whatever the as-of date', () => {
+  const run = (
+    kind: RunRecord['kind'],
+    asOf: string,
+    finishedAt: number,
+    outcome: RunRecord['outcome'] = 'ok',
+  ): RunRecord => ({
+    networkId: 'acme',
+    kind,
+    asOf,
+    outcome,
+    startedAt: finishedAt - 1,
+    finishedAt,
+    notificationIds: [],
+    runs: 1,
+  });
+
+  it('the latest traffic-check, the latest invoice snapshot and the last success', () => {
+    const backfill = run('traffic-check', '2026-11-01', 300); // --date, run last
+    const failed = run('traffic-check', '2026-11-22', 400, 'failed');
+    const scheduled = run('traffic-check', '2026-11-22', 200);
+    const invoice = run('invoice-snapshot', '2026-11-22', 250);
+    expect(latestRuns([scheduled, failed, invoice, backfill])).toEqual({
+      trafficCheck: failed,
+      invoiceSnapshot: invoice,
+      lastSuccess: backfill,
+    });
+  });
+
+  it('nothing yet: nothing; only failures: no last success', () => {
+    expect(latestRuns([])).toEqual({});
+    const failed = run('traffic-check', '2026-11-22', 400, 'failed');
+    expect(latestRuns([failed])).toEqual({ trafficCheck: failed });
   });
 });

@@ -1,4 +1,4 @@
-import { significanceOf } from '../../monitor/significance.js';
+import { significanceOf } from '../../src/monitor/significance.js';
 import type {
   ClassifiedPair,
   Classification,
@@ -6,15 +6,15 @@ import type {
   PairClass,
   PairFigures,
   Severity,
-} from '../../monitor/types.js';
-import type { AlertEmailInput } from './alert.js';
-import { emptyClassCounts } from '../../monitor/classify.js';
+} from '../../src/monitor/types.js';
+import type { AlertEmailInput } from '../../src/notify/render/alert.js';
+import { emptyClassCounts } from '../../src/monitor/classify.js';
 
 /**
  * A realistic alert e-mail's input: one blocked domain (many ISPs together), one domain with a
  * single ISP filtering, one with two ISPs, cleared pairs (one that may still be depressed),
- * ongoing and silenced pairs, and an invoice summary. Used by the renderer tests and by
- * src/notify/render/write-example.ts.
+ * ongoing and silenced pairs, and an invoice summary. Used by the renderer, layout, delivery
+ * and channel message tests.
  */
 
 type Four = [yesterday: number, d7: number, d14: number, d30: number];

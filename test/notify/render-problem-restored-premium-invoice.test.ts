@@ -4,11 +4,12 @@ import { renderPremiumEmail } from '../../src/notify/render/premium.js';
 import { renderProblemEmail, whatToCheck } from '../../src/notify/render/problem.js';
 import { renderRestoredEmail } from '../../src/notify/render/restored.js';
 import type { ProblemEpisode } from '../../src/monitor/types.js';
+import type { ThmErrorCode } from '../../src/errors.js';
 
 const network = { id: 'acme', name: 'Acme Network' };
 const asOf = '2026-11-21';
 const openedAt = Date.UTC(2026, 10, 21, 7, 0);
-const problem = (code: string, message: string): ProblemEpisode => ({
+const problem = (code: ThmErrorCode, message: string): ProblemEpisode => ({
   kind: 'traffic-check',
   openedAt,
   code,
@@ -22,9 +23,13 @@ describe('renderProblemEmail', () => {
     ['THM_API_PREMIUM_REQUIRED', 'premium required', /premium subscription may have lapsed/],
     ['THM_API_TRANSIENT', 'HTTP 503 after 3 attempts', /unreachable/],
     ['THM_API_INVALID_RESPONSE', 'entries[3].isp: expected string', /could not validate/],
-    ['SOMETHING_ELSE', 'boom', /worker log/],
+    ['THM_INTERNAL', 'boom', /worker log/],
   ])('%s: the API message and what to check', (code, message, check) => {
-    const email = renderProblemEmail({ network, asOf, problem: problem(code, message) });
+    const email = renderProblemEmail({
+      network,
+      asOf,
+      problem: problem(code as ThmErrorCode, message),
+    });
     expect(email.subject).toBe(
       '[Traffic Health] Acme Network: monitoring problem, traffic-check failing (2026-11-21)',
     );

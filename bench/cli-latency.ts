@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
+import { median } from './measure.js';
+import {
+  repoRoot,
+  startWorkerProcess,
+  workerNodeFlags,
+  writeConfigFile,
+} from './worker-process.js';
+
+/**
+ * P7: how long an operator waits for `thm status` and `thm run --wait` to answer, with
+ * `networks` networks configured: from spawning bin/thm.js (with its shebang's node flags) to
+ * the first byte on stdout, and to the process's exit. Against the sandbox (100 pairs a
+ * network, served from this process) and the private redis-server, with one `thm worker`
+ * running and idle, after every network has run once (so status has a run record per network
+ * to show). `thm run traffic-check --network bench-1 --wait` asks for that date again: the
+ * worker answers "already done" without calling the API, so the figure is the CLI's own cost
+ * plus one job's round trip through the queue, not a check's.
+ */
+export interface CliLatencyResult {
+  networks: number;
+  runs: number;
+  commands: Array<{
+    command: string;
+    firstOutputSeconds: number;
+    exitSeconds: number;
+    /** [min, max] of the first-output times. */
+    range: [number, number];
+    allFirstOutputSeconds: number[];
+  }>;
+}
+
+const AS_OF = '2026-11-21';
+
+export async function measureCliLatency(
+  redisUrl: string,
+  networks: number,
+  runs: number,
+): Promise<CliLatencyResult> {
+  const sandbox = await startSandbox({
+    scenario: builtinScenario('bench', { networks, pairsPerNetwork: 100, startDay: AS_OF }),
+  });
+  const dir = mkdtempSync(path.join(tmpdir(), 'thm-bench-cli-'));
+  const env: Record<string, string> = {};
+  const raw = {
+    redis: { url: redisUrl, prefix: `bench-p7-${Date.now()}` },
+    mail: { outboxDir: path.join(dir, 'outbox') },
+    networks: sandbox.keys
+      .filter((k) => k.portal === 'network')
+      .map((k, i) => {
+        env[`BENCH_KEY_${i}`] = k.key;
+        return {
+          id: k.network,
+          baseUrl: sandbox.baseUrl,
+          apiKeyEnv: `BENCH_KEY_${i}`,
+          recipients: [`ops@${k.network}.example`],
+          invoices: { enabled: false },
+        };
+      }),
+  };
+  const file = writeConfigFile(dir, 'thm.json', raw);
+  const worker = startWorkerProcess(file, env);
+  const thm = (args: string[]) => runCli([...args, '--config', file], dir, env);
+  try {
+    await worker.waitForLog('worker started', 60_000);
+    const populated = await thm(['run', 'traffic-check', '--all', '--date', AS_OF, '--wait']);
+    if (populated.code !== 0) throw new Error(`thm run --all --wait exited ${populated.code}`);
+    const commands = [
+      ['status'],
+      ['run', 'traffic-check', '--network', 'bench-1', '--date', AS_OF, '--wait'],
+    ];
+    const times = commands.map(() => ({ first: [] as number[], exit: [] as number[] }));
+    // Alternated, so both see the same load.
+    for (let i = 0; i < runs; i += 1) {
+      for (const [c, args] of commands.entries()) {
+        const result = await thm(args);
+        if (result.code !== 0) throw new Error(`thm ${args.join(' ')} exited ${result.code}`);
+        times[c]!.first.push(result.firstOutputSeconds);
+        times[c]!.exit.push(result.exitSeconds);
+      }
+    }
+    return {
+      networks,
+      runs,
+      commands: commands.map((args, c) => ({
+        command: `thm ${args.join(' ')}`,
+        firstOutputSeconds: median(times[c]!.first),
+        exitSeconds: median(times[c]!.exit),
+        range: [Math.min(...times[c]!.first), Math.max(...times[c]!.first)],
+        allFirstOutputSeconds: times[c]!.first,
+      })),
+    };
+  } finally {
+    await worker.stop();
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Spawns bin/thm.js as an operator's shell would; stdout's first byte and the exit, timed.
+ * BENCH_CLI_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to its node.
+ */
+function runCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; firstOutputSeconds: number; exitSeconds: number }> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      ...workerNodeFlags(),
+      ...(process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      path.join(repoRoot(), 'bin/thm.js'),
+      ...args,
+    ],
+    { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let first: number | undefined;
+  let stderr = '';
+  child.stdout!.on('data', () => {
+    first ??= performance.now() - started;
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const exit = performance.now() - started;
+      if (code !== 0) process.stderr.write(stderr);
+      resolve({ code, firstOutputSeconds: (first ?? exit) / 1000, exitSeconds: exit / 1000 });
+    });
+  });
+}

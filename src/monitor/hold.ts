@@ -1,0 +1,113 @@
+import { daysBetween, type IsoDate } from '../dates.js';
+import type { ListedRun } from './runs.js';
+import type { Thresholds } from './thresholds.js';
+import type { IspTrend } from './types.js';
+
+/**
+ * Held runs (glossary in types.ts): an active pair that is not alertable today, but whose
+ * decline is still going on by the monitor's own memory, is not counted as quiet, so it does
+ * not clear and come back "new" two days later. docs/alert-quality.md has the measurement
+ * behind every constant here.
+ *
+ * Why a moderate decline looks quiet for a day or two:
+ * - it is still listed with evidence of its own (its listed run goes on) but under a threshold
+ *   for a day: a 30% slide on a quieter day, a smaller pair's noise;
+ * - it is not listed at all because the API's third comparison day, 30 days back, is two
+ *   weekdays off: with yesterday a Monday it is a Saturday, and when weekends are quieter a pair
+ *   down 20-45% is not below it. The list shows how much quieter: its pairs' day 30 back against
+ *   their days 7 and 14 back (or hardly any pair is listed at all, which shows nothing).
+ *
+ * Only a moderate decline is held: a pair whose last alertable drop was under
+ * criticalDropPercent. A deeper one cannot hide behind a quieter weekday, and when it leaves
+ * the list it has ended: a step drop, an outage or a block clears as soon as before.
+ */
+
+/** A pair listed today is held only while still down at least this share of minDropPercent. */
+export const HOLD_LISTED_DROP_SHARE = 0.5;
+/** A pair missing from today's list is held only after a listed run of this many days. */
+export const HOLD_UNLISTED_MIN_DAYS = 3;
+/** An unlisted pair is held for at most this many as-of days after its run's last listed day. */
+export const HOLD_MAX_GAP_DAYS = 2;
+/** Day 30 back is measured over at least this many listed pairs with a baseline (fewer show nothing). */
+export const DAY30_MIN_PAIRS = 3;
+
+/**
+ * What today's list says about its comparison day 30 back: summed over the listed pairs whose
+ * days 7 and 14 back average at least minBaselineClicks (small counts say little), day 30 back
+ * against the mean of those two (the same weekday as yesterday).
+ */
+export class Day30Evidence {
+  private d30 = 0;
+  private sameWeekday = 0;
+  private pairs = 0;
+
+  constructor(private readonly minBaselineClicks: number) {}
+
+  add(entry: IspTrend): void {
+    const mean = (entry.seven_days_ago_total_clicks + entry.fourteen_days_ago_total_clicks) / 2;
+    if (mean <= 0 || mean < this.minBaselineClicks) return;
+    this.d30 += entry.thirty_days_ago_total_clicks;
+    this.sameWeekday += mean;
+    this.pairs++;
+  }
+
+  /**
+   * Day 30 back as a share of yesterday's weekday (days 7 and 14 back), or undefined when fewer
+   * than DAY30_MIN_PAIRS pairs show it. Listed pairs are below their day 30 back, so the share
+   * reads high, never low: a quieter day 30 back is quieter still.
+   */
+  share(): number | undefined {
+    return this.pairs >= DAY30_MIN_PAIRS ? this.d30 / this.sameWeekday : undefined;
+  }
+}
+
+/**
+ * A pair listed today but under the thresholds: held while it is in a listed run (today's entry
+ * has evidence of its own, z >= 1 against both weeks: it is below all its comparison days, and
+ * measurably), still down at least HOLD_LISTED_DROP_SHARE of minDropPercent, and its last
+ * alertable drop was moderate.
+ */
+export function holdsListed(
+  run: ListedRun | undefined,
+  todayDropPercent: number,
+  lastDropPercent: number,
+  settings: Pick<Thresholds, 'minDropPercent' | 'criticalDropPercent'>,
+): boolean {
+  return (
+    run !== undefined &&
+    todayDropPercent >= settings.minDropPercent * HOLD_LISTED_DROP_SHARE &&
+    lastDropPercent < settings.criticalDropPercent
+  );
+}
+
+/**
+ * A pair missing from today's list: held when its listed run, HOLD_UNLISTED_MIN_DAYS or longer,
+ * was listed at most HOLD_MAX_GAP_DAYS as-of days ago, its last alertable drop was moderate, and
+ * today's day 30 back could hide a decline that deep: its share of yesterday's weekday
+ * (`day30Share`, Day30Evidence) is at most what the pair kept (1 - drop), or the list does not
+ * show it. A decline day 30 back could not hide that is missing has ended.
+ */
+export function holdsUnlisted(
+  run: ListedRun | undefined,
+  asOf: IsoDate,
+  lastDropPercent: number,
+  day30Share: number | undefined,
+  settings: Pick<Thresholds, 'criticalDropPercent'>,
+): boolean {
+  return (
+    (day30Share === undefined || day30Share <= 1 - lastDropPercent / 100) &&
+    run !== undefined &&
+    run.days >= HOLD_UNLISTED_MIN_DAYS &&
+    keepsRunUnlisted(run, asOf) &&
+    lastDropPercent < settings.criticalDropPercent
+  );
+}
+
+/**
+ * An active pair out of the list keeps its listed run for HOLD_MAX_GAP_DAYS as-of days (a run
+ * is otherwise dropped when its pair leaves the list), so that a hold can span both days a
+ * weekend hides it. Listed again later, it starts a new run (extendRun).
+ */
+export function keepsRunUnlisted(run: ListedRun, asOf: IsoDate): boolean {
+  return daysBetween(run.last, asOf) <= HOLD_MAX_GAP_DAYS;
+}

@@ -1,0 +1,26 @@
+/**
+ * The first `k` items of `items` in the order `[...items].sort(compare)` would give (a stable
+ * sort: among equal items, the earlier first), without sorting the rest. The alert e-mail lists
+ * a few dozen of up to 50,000 pairs; sorting them all was most of its rendering time (target P1,
+ * docs/performance.md). O(n log k): a candidate no better than the current k-th is dropped with
+ * one comparison.
+ */
+export function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
+  if (k <= 0) return [];
+  if (items.length <= k) return [...items].sort(compare);
+  const top: T[] = [];
+  for (const item of items) {
+    if (top.length === k && compare(item, top[k - 1]!) >= 0) continue;
+    // After every item it is not better than: an equal one keeps its earlier place.
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(item, top[mid]!) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    top.splice(lo, 0, item);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}

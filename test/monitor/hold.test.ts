@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../../src/dates.js';
+import {
+  Day30Evidence,
+  holdsListed,
+  holdsUnlisted,
+  keepsRunUnlisted,
+} from '../../src/monitor/hold.js';
+import type { ListedRun } from '../../src/monitor/runs.js';
+import type { IspTrend } from '../../src/monitor/types.js';
+import { SETTINGS, entry } from './fixtures.js';
+
+const DAY = '2026-03-10';
+
+/** A listed pair whose days 7 and 14 back are `same` and whose day 30 back is `d30`. */
+function listed(isp: string, same: number, d30: number, d14 = same): IspTrend {
+  return {
+    ...entry(1, isp, { baseline: same, yesterday: Math.floor(same / 2) }),
+    fourteen_days_ago_total_clicks: d14,
+    thirty_days_ago_total_clicks: d30,
+  };
+}
+
+function share(entries: IspTrend[], minBaselineClicks = SETTINGS.minBaselineClicks) {
+  const day30 = new Day30Evidence(minBaselineClicks);
+  for (const e of entries) day30.add(e);
+  return day30.share();
+}
+
+describe('Day30Evidence: day 30 back as a share of yesterday’s weekday, from today’s list', () => {
+  const table: { name: string; entries: IspTrend[]; floor?: number; share: number | undefined }[] =
+    [
+      { name: 'an empty list shows nothing', entries: [], share: undefined },
+      {
+        name: 'two pairs are too few to show it',
+        entries: [listed('a', 500, 500), listed('b', 500, 500)],
+        share: undefined,
+      },
+      {
+        name: 'three pairs alike',
+        entries: [listed('a', 500, 500), listed('b', 500, 500), listed('c', 500, 500)],
+        share: 1,
+      },
+      {
+        name: 'a quieter weekend 30 days back',
+        entries: [listed('a', 500, 350), listed('b', 500, 350), listed('c', 500, 350)],
+        share: 0.7,
+      },
+      {
+        name: 'summed, so large pairs weigh more',
+        entries: [listed('a', 5000, 5000), listed('b', 60, 30), listed('c', 60, 30)],
+        share: 5060 / 5120,
+      },
+      {
+        name: 'against the mean of days 7 and 14 back',
+        entries: [
+          listed('a', 200, 150, 100),
+          listed('b', 200, 150, 100),
+          listed('c', 200, 150, 100),
+        ],
+        share: 1,
+      },
+      {
+        name: 'pairs under minBaselineClicks say nothing',
+        entries: [listed('a', 49, 20), listed('b', 49, 20), listed('c', 49, 20)],
+        share: undefined,
+      },
+      {
+        name: 'minBaselineClicks 0: zero counts still say nothing',
+        entries: [listed('a', 0, 0), listed('b', 0, 0), listed('c', 0, 0)],
+        floor: 0,
+        share: undefined,
+      },
+    ];
+  it.each(table)('$name', ({ entries, floor, share: expected }) => {
+    const got = share(entries, floor);
+    if (expected === undefined) expect(got).toBeUndefined();
+    else expect(got).toBeCloseTo(expected, 12);
+  });
+});
+
+const RUN: ListedRun = { since: DAY, last: DAY, days: 3, clicks: 210, d7: 300, d14: 300 };
+
+describe('holdsListed: listed under the thresholds, but still in its decline', () => {
+  const table: {
+    name: string;
+    run: ListedRun | undefined;
+    today: number;
+    last: number;
+    held: boolean;
+  }[] = [
+    {
+      name: 'in a listed run, still down, last drop moderate',
+      run: RUN,
+      today: 15,
+      last: 30,
+      held: true,
+    },
+    {
+      name: 'a run of one day (today) is enough',
+      run: { ...RUN, days: 1 },
+      today: 15,
+      last: 30,
+      held: true,
+    },
+    {
+      name: 'no evidence of its own today (no run)',
+      run: undefined,
+      today: 15,
+      last: 30,
+      held: false,
+    },
+    { name: 'today at half of minDropPercent (10%)', run: RUN, today: 10, last: 30, held: true },
+    { name: 'today under half of it', run: RUN, today: 9.9, last: 30, held: false },
+    { name: 'last drop just under critical', run: RUN, today: 15, last: 49.9, held: true },
+    {
+      name: 'last drop critical: an outage that ended',
+      run: RUN,
+      today: 15,
+      last: 50,
+      held: false,
+    },
+  ];
+  it.each(table)('$name', ({ run, today, last, held }) => {
+    expect(holdsListed(run, today, last, SETTINGS)).toBe(held);
+  });
+});
+
+describe('holdsUnlisted: missing on a day whose day 30 back could hide the decline', () => {
+  // The pair's last alertable drop is 30%: day 30 back hides it at 70% of yesterday's weekday.
+  const table: {
+    name: string;
+    run: ListedRun | undefined;
+    asOf: string;
+    last: number;
+    day30: number | undefined;
+    held: boolean;
+  }[] = [
+    {
+      name: 'the day after a 3-day run, day 30 back at 60%',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 0.6,
+      held: true,
+    },
+    {
+      name: 'two days after it',
+      run: RUN,
+      asOf: addDays(DAY, 2),
+      last: 30,
+      day30: 0.6,
+      held: true,
+    },
+    {
+      name: 'three days after it',
+      run: RUN,
+      asOf: addDays(DAY, 3),
+      last: 30,
+      day30: 0.6,
+      held: false,
+    },
+    {
+      name: 'a forced re-run of the run’s own date',
+      run: RUN,
+      asOf: DAY,
+      last: 30,
+      day30: 0.6,
+      held: true,
+    },
+    {
+      name: 'day 30 back at exactly 70%: hides it',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 0.7,
+      held: true,
+    },
+    {
+      name: 'day 30 back at 73%: a 30% decline would still be listed, so it ended',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 0.73,
+      held: false,
+    },
+    {
+      name: 'day 30 back like yesterday',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 1,
+      held: false,
+    },
+    {
+      name: 'the list shows nothing (too few pairs): held',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: undefined,
+      held: true,
+    },
+    {
+      name: 'a run of 2 days (a weekend dip) is too short',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 0.6,
+      held: false,
+    },
+    { name: 'no run', run: undefined, asOf: addDays(DAY, 1), last: 30, day30: 0.6, held: false },
+    {
+      name: 'a deep decline, even when the list shows nothing',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 50,
+      day30: undefined,
+      held: false,
+    },
+  ];
+  it.each(table)('$name', ({ run, asOf, last, day30, held }) => {
+    expect(holdsUnlisted(run, asOf, last, day30, SETTINGS)).toBe(held);
+  });
+
+  it('keepsRunUnlisted: an unlisted run is kept for two as-of days', () => {
+    expect([0, 1, 2, 3].map((d) => keepsRunUnlisted(RUN, addDays(DAY, d)))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+});

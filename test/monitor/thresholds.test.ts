@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  countBySeverity,
+  CRITICAL_MARGIN_Z,
+  isClearlyCritical,
+  severityOf,
+} from '../../src/monitor/thresholds.js';
+import { SETTINGS } from './fixtures.js';
+
+describe('severity', () => {
+  it('critical from criticalDropPercent on, warning below', () => {
+    const critical = SETTINGS.criticalDropPercent;
+    expect(severityOf(critical, SETTINGS)).toBe('critical');
+    expect(severityOf(critical - 0.1, SETTINGS)).toBe('warning');
+  });
+
+  it('counts active pairs by the severity of their last numbers (status, metrics)', () => {
+    const critical = SETTINGS.criticalDropPercent;
+    expect(
+      countBySeverity(
+        [critical, critical + 10, critical - 1, 20].map((dropPercent) => ({ dropPercent })),
+        SETTINGS,
+      ),
+    ).toEqual({ critical: 2, warning: 2 });
+    expect(countBySeverity([], SETTINGS)).toEqual({ critical: 0, warning: 0 });
+  });
+});
+
+describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise margin', () => {
+  // criticalDropPercent 50: yesterday must lie under half of days 7 AND 14 back by
+  // CRITICAL_MARGIN_Z (1.5) sd, where half a count c has variance c / 4.
+  const table: {
+    name: string;
+    yesterday: number;
+    d7: number;
+    d14: number;
+    settings?: Partial<typeof SETTINGS>;
+    expected: boolean;
+  }[] = [
+    {
+      name: 'a block after a warning',
+      yesterday: 100,
+      d7: 1000,
+      d14: 1000,
+      expected: true,
+    },
+    {
+      name: 'a weekend dip measured just over 50% (the case it exists for)',
+      yesterday: 231,
+      d7: 461,
+      d14: 449,
+      expected: false,
+    },
+    {
+      name: 'over 50% against day 7 back only: the weaker week decides',
+      yesterday: 300,
+      d7: 1000,
+      d14: 600,
+      expected: false,
+    },
+    {
+      // (500 - 440 - 1) / sqrt(250 + 440) = 2.25
+      name: '56% of 1000: beyond the margin',
+      yesterday: 440,
+      d7: 1000,
+      d14: 1000,
+      expected: true,
+    },
+    {
+      // (100 - 84 - 1) / sqrt(50 + 84) = 1.30
+      name: '58% of 200: within the margin',
+      yesterday: 84,
+      d7: 200,
+      d14: 200,
+      expected: false,
+    },
+    { name: 'zero baseline', yesterday: 0, d7: 0, d14: 0, expected: false },
+    {
+      // (2 - 0 - 1) / sqrt(1) = 1
+      name: 'tiny: 4 to 0 is not yet certain',
+      yesterday: 0,
+      d7: 4,
+      d14: 4,
+      expected: false,
+    },
+    {
+      // (5 - 0 - 1) / sqrt(2.5) = 2.5
+      name: 'tiny: 10 to 0 is',
+      yesterday: 0,
+      d7: 10,
+      d14: 10,
+      expected: true,
+    },
+    {
+      name: 'huge: 51% of a million',
+      yesterday: 490_000,
+      d7: 1_000_000,
+      d14: 1_000_000,
+      expected: true,
+    },
+    {
+      name: 'minSignificance 0 (the noise test off): severity alone',
+      yesterday: 84,
+      d7: 200,
+      d14: 200,
+      settings: { minSignificance: 0 },
+      expected: true,
+    },
+    {
+      name: 'criticalDropPercent 100: no room for a margin, severity alone',
+      yesterday: 0,
+      d7: 3,
+      d14: 3,
+      settings: { criticalDropPercent: 100 },
+      expected: true,
+    },
+    {
+      // keep 0.3: (300 - 200 - 1) / sqrt(90 + 200) = 5.8
+      name: 'criticalDropPercent 70',
+      yesterday: 200,
+      d7: 1000,
+      d14: 1000,
+      settings: { criticalDropPercent: 70 },
+      expected: true,
+    },
+  ];
+  it.each(table)('$name', ({ yesterday, d7, d14, settings, expected }) => {
+    expect(isClearlyCritical({ yesterday, d7, d14 }, { ...SETTINGS, ...settings })).toBe(expected);
+  });
+
+  it('the edge: 1.50 sd is clearly critical, 1.49 is not', () => {
+    // (500 - 459 - 1) / sqrt(250 + 459) = 1.502; (500 - 460 - 1) / sqrt(250 + 460) = 1.494
+    const at = (yesterday: number) =>
+      isClearlyCritical({ yesterday, d7: 1000, d14: 1000 }, SETTINGS);
+    expect(CRITICAL_MARGIN_Z).toBe(1.5);
+    expect(at(459)).toBe(true);
+    expect(at(460)).toBe(false);
+  });
+});
