@@ -17,7 +17,7 @@ export interface PrivateRedis {
   url: string;
   /** Stop the server (SIGTERM; SIGKILL with { kill: true }). */
   stop(options?: { kill?: boolean }): Promise<void>;
-  /** Start it again on the same port with the same data. */
+  /** Start it again on the same port with the same data (nothing to do when it runs). */
   start(): Promise<void>;
   /** Stop it and delete its data. */
   shutdown(): Promise<void>;
@@ -71,6 +71,9 @@ export async function startPrivateRedis(
   ];
 
   const start = async (): Promise<void> => {
+    // Started already: a second server would fail to bind and take `child`'s place, and the
+    // running one would outlive shutdown().
+    if (child && child.exitCode === null && child.signalCode === null) return;
     const proc = spawn('redis-server', args, { stdio: 'ignore' });
     child = proc;
     const deadline = Date.now() + 10_000;
@@ -85,7 +88,7 @@ export async function startPrivateRedis(
 
   const stop = async ({ kill = false } = {}): Promise<void> => {
     const proc = child;
-    if (!proc || proc.exitCode !== null) return;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill(kill ? 'SIGKILL' : 'SIGTERM');
     await exited;

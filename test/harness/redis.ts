@@ -14,7 +14,7 @@ export interface TestRedis {
   client(): Redis;
   /** Stop the server (SIGTERM; SIGKILL with { kill: true }). Clients see a real outage. */
   stop(options?: { kill?: boolean }): Promise<void>;
-  /** Start it again on the same port with the same data. */
+  /** Start it again on the same port with the same data (nothing to do when it runs). */
   start(): Promise<void>;
   /** Stop and delete everything. */
   shutdown(): Promise<void>;
