@@ -105,7 +105,11 @@ describe('channels beside e-mail, through the worker', () => {
     );
     const stream = new PassThrough();
     stream.on('data', (d: Buffer) => (logs += d.toString()));
-    await stack.startWorker({}, createLogger({ destination: stream, level: 'trace' }));
+    // Monitoring on a free port: /metrics is read over HTTP, as Prometheus does.
+    await stack.startWorker(
+      { monitoring: { port: 0 } },
+      createLogger({ destination: stream, level: 'trace' }),
+    );
   });
   afterAll(async () => {
     await stack.close();
@@ -353,7 +357,46 @@ describe('channels beside e-mail, through the worker', () => {
     expect(hooks()).toHaveLength(1);
     expect(slacks()).toHaveLength(1);
     receiver.answer = () => ({ status: 200, body: 'ok' });
+    await second.close();
+    stack.workers.splice(stack.workers.indexOf(second), 1);
   }, 30_000);
+
+  it("a channel's kinds filter: premium-lost goes to the e-mail and the webhook, not to Slack; /metrics counts it per channel", async () => {
+    receiver.requests.length = 0;
+    stack.sbx.sandbox.setDay('2026-11-20');
+    stack.sbx.sandbox.setPremium('acme', false);
+    try {
+      const outcome = completed(await stack.run('traffic-check', 'acme', '2026-11-20'));
+      const premium = outcome.deliveries.filter((d) => d.kind === 'premium-lost');
+      expect(premium.map((d) => d.channel)).toEqual(['webhook']);
+      await waitFor(() => hooks().some((r) => r.body.includes('"premium-lost"')) || undefined);
+      await waitFor(
+        () => stack.smtp.messages.some((m) => /premium/i.test(m.parsed.subject ?? '')) || undefined,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      expect(slacks().filter((r) => /premium/i.test(r.body))).toEqual([]);
+
+      const metrics = await (
+        await fetch(`${stack.workers[0]!.monitoring!.server.url}/metrics`)
+      ).text();
+      const count = (channel: string, state: string) =>
+        Number(
+          new RegExp(
+            `^thm_notifications_total\\{network="acme",kind="premium-lost",channel="${channel}",state="${state}"\\} (\\d+)$`,
+            'm',
+          ).exec(metrics)?.[1] ?? 0,
+        );
+      expect(count('webhook', 'decided')).toBe(1);
+      expect(count('webhook', 'sent')).toBe(1);
+      expect(count('email', 'sent')).toBe(1);
+      expect(count('slack', 'decided')).toBe(0);
+      expect(metrics).toMatch(
+        /^thm_notifications_total\{network="acme",kind="alert",channel="slack",state="sent"\} [1-9]/m,
+      );
+    } finally {
+      stack.sbx.sandbox.setPremium('acme', true);
+    }
+  });
 
   it('a network whose stored state is unreadable: its problem notice still goes to its channel', async () => {
     receiver.requests.length = 0;
