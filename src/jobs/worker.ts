@@ -331,35 +331,3 @@ export function logConfigWarnings(config: Config, logger: Logger): void {
     logger.warn({ network: w.network, field: w.field }, `${w.field}: ${w.message}`);
   }
 }
-
-/**
- * SIGTERM / SIGINT: the first one closes gracefully (active jobs finish, or are handed back
- * through stalled-job recovery if they outlive the lock) and exits 0; a second exits at once.
- */
-export function handleSignals(worker: RunningWorker, logger: Logger): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing active jobs');
-    worker.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error(`error while stopping: ${error.message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  // SIGHUP reloads the config (it used to end the process, dropping its active jobs).
-  process.on('SIGHUP', () => {
-    if (stopping || !worker.reload) return;
-    worker
-      .reload('SIGHUP')
-      .catch((error: Error) => logger.error(`config reload failed: ${error.message}`));
-  });
-}

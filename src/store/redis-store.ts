@@ -114,6 +114,14 @@ export type CommitResult =
   | { committed: true; rev: number }
   | { committed: false; reason: 'conflict' | 'exists'; run?: RunRecord };
 
+/** A worker's config reload that failed; it goes on with its previous config. */
+export interface ReloadFailure {
+  instance: string;
+  message: string;
+  /** Epoch ms (ISO 8601 in `--json`, by the name; see cli/output.ts). */
+  failedAt: number;
+}
+
 export interface LoadOptions {
   asOf: IsoDate;
   kind: RunKind;
@@ -480,7 +488,7 @@ export class RedisStore implements OutboxStore {
   }
 
   /** Every worker whose last config reload failed, oldest first. */
-  async reloadFailures(): Promise<Array<{ instance: string; message: string; at: number }>> {
+  async reloadFailures(): Promise<ReloadFailure[]> {
     const keys: string[] = [];
     let cursor = '0';
     do {
@@ -492,7 +500,7 @@ export class RedisStore implements OutboxStore {
     } while (cursor !== '0');
     if (keys.length === 0) return [];
     const values = await this.call('reloadFailures', () => this.redis.mget(...keys));
-    const out: Array<{ instance: string; message: string; at: number }> = [];
+    const out: ReloadFailure[] = [];
     for (const value of values) {
       if (value === null) continue;
       try {
@@ -502,12 +510,12 @@ export class RedisStore implements OutboxStore {
           typeof parsed.message === 'string' &&
           typeof parsed.at === 'number'
         )
-          out.push({ instance: parsed.instance, message: parsed.message, at: parsed.at });
+          out.push({ instance: parsed.instance, message: parsed.message, failedAt: parsed.at });
       } catch {
         // Not ours to interpret: skipped.
       }
     }
-    return out.sort((a, b) => a.at - b.at);
+    return out.sort((a, b) => a.failedAt - b.failedAt);
   }
 
   /** When each network was first scheduled (absent: never, or before this was recorded). */

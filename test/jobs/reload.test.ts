@@ -66,6 +66,8 @@ describe('thm worker: config reload (the real daemon process)', () => {
     keyFile = path.join(path.dirname(file), 'acme.key');
     env = { THM_CONFIG: file, ACME_API_KEY: KEY, GLOBEX_API_KEY: KEY, LOG_LEVEL: 'info' };
     queue = new Queue(CHECKS_QUEUE, { connection: redis.client(), prefix });
+    // One test stops Redis on purpose.
+    queue.on('error', () => undefined);
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -170,6 +172,19 @@ describe('thm worker: config reload (the real daemon process)', () => {
       /config reload failed on [^:]+-\d+ at .*: networks\[0\]\.alerts\.minBaselineClicks: expected a number, got text/,
     );
     expect(status.code).toBe(1);
+    const json = await runThmAsync(['status', '--check', '--json'], {
+      env: { ...env, THM_CONFIG: statusFile },
+    });
+    const failures = (JSON.parse(json.stdout) as { configReloadFailures: unknown[] })
+      .configReloadFailures;
+    expect(failures).toEqual([
+      {
+        instance: expect.stringMatching(/-\d+$/) as string,
+        message: expect.stringContaining('minBaselineClicks') as string,
+        // ISO 8601, as every time in --json.
+        failedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as string,
+      },
+    ]);
     expect(await schedulers()).toHaveProperty(['traffic-check:globex']);
     expect((await http('/-/reload', 'GET')).status).toBe(405);
 
@@ -207,4 +222,57 @@ describe('thm worker: config reload (the real daemon process)', () => {
     expect(fatal[0]).toMatchObject({ msg: 'unhandled rejection: boom from a test' });
     expect(w.stderr()).not.toMatch(/^\s+at /m);
   }, 60_000);
+
+  it('an uncaught exception: one JSON line, exit non-zero', async () => {
+    writeConfig([network('acme')], { monitoring: {} });
+    const boom =
+      "data:text/javascript,setTimeout(() => { throw new TypeError('thrown in a timer') }, 4000)";
+    const w = spawnWorker(['--import', boom]);
+    const code = await w.exited;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    const fatal = logLines(w.stderr()).filter((l) => l.level === 60);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]).toMatchObject({ msg: 'uncaught exception: thrown in a timer' });
+    expect(w.stderr()).not.toMatch(/^\s+at /m);
+  }, 60_000);
+
+  it('signals while the worker starts (Redis not there yet): SIGHUP reloads once it has started, SIGTERM exits 0 within 10 s', async () => {
+    writeFileSync(keyFile, KEY);
+    writeConfig([acme()]);
+    await redis.stop();
+    try {
+      const w = spawnWorker();
+      await waitFor(() => w.stderr().includes('redis connection problem') || undefined, {
+        timeoutMs: 20_000,
+      });
+      writeConfig([acme(), network('globex')]);
+      w.child.kill('SIGHUP');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(w.child.exitCode).toBeNull();
+      expect(w.child.signalCode).toBeNull();
+      await redis.start();
+      const reloaded = await waitFor(
+        () => logLines(w.stderr()).find((l) => l.msg === 'config reloaded'),
+        { timeoutMs: 30_000 },
+      );
+      expect(reloaded).toMatchObject({ trigger: 'SIGHUP', added: ['globex'] });
+      w.child.kill('SIGTERM');
+      expect(await w.exited).toBe(0);
+
+      // Never started: SIGTERM still ends it, after the bound, not only a second signal.
+      await redis.stop();
+      const never = spawnWorker();
+      await waitFor(() => never.stderr().includes('redis connection problem') || undefined, {
+        timeoutMs: 20_000,
+      });
+      const signalled = Date.now();
+      never.child.kill('SIGTERM');
+      expect(await never.exited).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(20_000);
+      expect(never.stderr()).toContain('the worker had not started within 10 s of the signal');
+    } finally {
+      await redis.start();
+    }
+  }, 120_000);
 });

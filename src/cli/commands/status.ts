@@ -17,7 +17,7 @@ import type {
 } from '../../monitor/types.js';
 import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
 import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
-import type { RedisStore } from '../../store/redis-store.js';
+import type { RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
 import { printJson, printLine } from '../output.js';
@@ -68,7 +68,7 @@ export interface StatusReport {
    */
   redis: RedisRole;
   /** Workers whose last config reload failed (they run on the config they had). */
-  configReloadFailures: Array<{ instance: string; message: string; at: number }>;
+  configReloadFailures: ReloadFailure[];
   healthy: boolean;
 }
 
@@ -319,7 +319,7 @@ function printStatus(report: StatusReport): void {
   for (const problem of r.problems) printLine(`  ${problem.replace(/^redis: /, '')}`);
   for (const r of report.configReloadFailures)
     printLine(
-      `config reload failed on ${r.instance} at ${formatUtc(r.at)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,
+      `config reload failed on ${r.instance} at ${formatUtc(r.failedAt)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,
     );
   printLine(report.healthy ? 'healthy' : 'NOT healthy');
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
+import { handleSignals } from '../../jobs/signals.js';
 import { cliLogger, globalOptions, loadCliConfig } from '../context.js';
 
 export function registerWorkerCommand(program: Command): void {
@@ -15,14 +16,15 @@ export function registerWorkerCommand(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const config = loadCliConfig(command);
       const logger = cliLogger(config);
-      // Loaded on demand: the other commands start without the whole daemon.
-      const { handleSignals, startWorker } = await import('../../jobs/worker.js');
       // A reload reads the same file, with this process's environment, again.
       const file = globalOptions(command).config;
-      const worker = await startWorker(config, logger, {
-        loadConfig: () => loadConfig({ file }),
-      });
-      handleSignals(worker, logger);
+      // Loaded on demand: the other commands start without the whole daemon. The signals are
+      // handled from now on, the start-up included.
+      const starting = import('../../jobs/worker.js').then(({ startWorker }) =>
+        startWorker(config, logger, { loadConfig: () => loadConfig({ file }) }),
+      );
+      handleSignals(starting, logger);
+      await starting;
       // The process now lives on the workers' connections until a signal closes them.
       await new Promise<never>(() => undefined);
     });
