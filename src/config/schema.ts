@@ -476,7 +476,10 @@ export const configSchema = z
       .prefault({}),
     heartbeat: z
       .object({
-        /** GET on each run's success, URL + "/fail" on failure. http(s) only. */
+        /**
+         * Every run of a network without a URL of its own for that kind: GET URL + "/start" when
+         * it starts, URL on success, URL + "/fail" on failure. http(s) only.
+         */
         url: heartbeatUrl.optional(),
       })
       .strict()
