@@ -100,7 +100,8 @@ export interface WorkerMetrics {
 
 interface RedisFigures {
   queues: Array<{ queue: string; counts: Record<string, number> }>;
-  outbox: { pending: number; failed: number };
+  /** By channel (`email`, or a channel's name). */
+  outbox: Record<string, { pending: number; failed: number }>;
   active: Array<{ network: string; severity: Severity; count: number }>;
   lastSuccess: Array<{ network: string; at: number }>;
 }
@@ -207,22 +208,26 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
   });
   new Gauge({
     name: 'thm_outbox_pending',
-    help: 'Notifications decided and not yet accepted by the mail server (read from Redis).',
+    help: 'Notifications decided and not yet accepted, by channel: email (by the mail server) or a channel by its name (by its endpoint) (read from Redis).',
+    labelNames: ['channel'] as const,
     registers,
     async collect() {
       const read = await figures();
       this.reset();
-      if (read) this.set(read.outbox.pending);
+      for (const [channel, counts] of Object.entries(read?.outbox ?? {}))
+        this.set({ channel }, counts.pending);
     },
   });
   new Gauge({
     name: 'thm_outbox_failed',
-    help: 'Notifications the mail server refused for good, waiting for `thm` to retry them (read from Redis).',
+    help: 'Notifications refused for good, by channel (email, or a channel by its name), waiting for `thm notify retry` (read from Redis).',
+    labelNames: ['channel'] as const,
     registers,
     async collect() {
       const read = await figures();
       this.reset();
-      if (read) this.set(read.outbox.failed);
+      for (const [channel, counts] of Object.entries(read?.outbox ?? {}))
+        this.set({ channel }, counts.failed);
     },
   });
   new Gauge({
@@ -297,12 +302,18 @@ async function readRedisFigures(options: MetricsOptions, now: number): Promise<R
         counts: await queue.getJobCounts(...QUEUE_STATES),
       })),
     ),
-    store.outboxCounts(),
+    store.outboxCountsByChannel(['pending', 'failed']),
     Promise.all(networks.map((network) => readNetworkFigures(store, network, now))),
   ]);
+  // Every configured channel and e-mail has its series, at 0 when nothing waits.
+  const byChannel: RedisFigures['outbox'] = {};
+  for (const channel of [EMAIL_CHANNEL, ...channelNamesOf(networks)])
+    byChannel[channel] = { pending: 0, failed: 0 };
+  for (const [channel, counts] of Object.entries(outbox))
+    byChannel[channel] = { pending: counts.pending, failed: counts.failed };
   return {
     queues: queueCounts,
-    outbox: { pending: outbox.pending, failed: outbox.failed },
+    outbox: byChannel,
     active: perNetwork.flatMap((n) => n.active),
     lastSuccess: perNetwork.flatMap((n) => (n.lastSuccess === undefined ? [] : [n.lastSuccess])),
   };

@@ -122,6 +122,11 @@ export interface ReloadFailure {
   failedAt: number;
 }
 
+/** Where a notification or channel delivery is in the outbox. */
+export type OutboxState = 'pending' | 'sent' | 'failed';
+export const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'sent', 'failed'];
+export type OutboxCounts = Record<OutboxState, number>;
+
 export interface LoadOptions {
   asOf: IsoDate;
   kind: RunKind;
@@ -739,7 +744,7 @@ export class RedisStore implements OutboxStore {
     return new ThmError('THM_STORE', `notification ${id}: ${reason}; moved to failed`);
   }
 
-  async outboxCounts(): Promise<{ pending: number; sent: number; failed: number }> {
+  async outboxCounts(): Promise<OutboxCounts> {
     const replies = await this.call('outboxCounts', () =>
       this.redis
         .multi()
@@ -757,23 +762,22 @@ export class RedisStore implements OutboxStore {
 
   /**
    * The outbox per channel (`email`, or a channel delivery's channel name) and state: for
-   * `thm status`. Reads the ids of the three sets (the sent one is bounded by
-   * SENT_NOTIFICATION_MAX).
+   * `thm status` (every state) and /metrics (`pending` and `failed` only: the sent set is the
+   * large one, bounded by SENT_NOTIFICATION_MAX). Reads the ids of those sets.
    */
-  async outboxCountsByChannel(): Promise<
-    Record<string, { pending: number; sent: number; failed: number }>
-  > {
+  async outboxCountsByChannel(
+    states: readonly OutboxState[] = OUTBOX_STATES,
+  ): Promise<Record<string, OutboxCounts>> {
     const k = this.keys;
-    const replies = await this.call('outboxCountsByChannel', () =>
-      this.redis
-        .multi()
-        .zrange(k.outboxPending, 0, -1)
-        .zrange(k.outboxSent, 0, -1)
-        .zrange(k.outboxFailed, 0, -1)
-        .exec(),
-    );
-    const states = ['pending', 'sent', 'failed'] as const;
-    const counts: Record<string, { pending: number; sent: number; failed: number }> = {};
+    const keyOf: Record<OutboxState, string> = {
+      pending: k.outboxPending,
+      sent: k.outboxSent,
+      failed: k.outboxFailed,
+    };
+    const multi = this.redis.multi();
+    for (const state of states) multi.zrange(keyOf[state], 0, -1);
+    const replies = await this.call('outboxCountsByChannel', () => multi.exec());
+    const counts: Record<string, OutboxCounts> = {};
     (replies ?? []).forEach(([error, ids], i) => {
       if (error) throw storeError('outboxCountsByChannel', error);
       for (const id of ids as string[]) {

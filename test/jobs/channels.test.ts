@@ -13,6 +13,7 @@ import { runThmAsync } from '../harness/cli.js';
 import { dumpRedis } from '../harness/dump-redis.js';
 import { waitFor } from '../harness/ports.js';
 import { startReceiver, type ReceivedRequest, type TestReceiver } from '../harness/receiver.js';
+import { valueOf } from '../observability/scrape.js';
 import { completed, startJobStack, type JobStack } from './stack.js';
 
 /** The webhook's signing key and the secret parts of both URLs: none may leak anywhere. */
@@ -80,6 +81,10 @@ describe('channels beside e-mail, through the worker', () => {
   const slacks = () => receiver.requests.filter((r) => r.path === SLACK_PATH);
   const mailsOf = (asOf: string) =>
     stack.smtp.messages.filter((m) => m.parsed.subject?.includes(`(${asOf})`));
+  const scrapeMetrics = async () =>
+    (await fetch(`${stack.workers[0]!.monitoring!.server.url}/metrics`)).text();
+  const outboxGauge = (text: string, state: 'pending' | 'failed', channel: string) =>
+    valueOf(text, `thm_outbox_${state}`, { channel });
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -274,6 +279,16 @@ describe('channels beside e-mail, through the worker', () => {
     expect(report.failedNotifications).toContainEqual(
       expect.objectContaining({ id: hookId, channel: 'webhook' }),
     );
+    // /metrics says which channel is stuck (its Redis-read figures are cached a few seconds).
+    const stuck = await waitFor(
+      async () => {
+        const text = await scrapeMetrics();
+        return outboxGauge(text, 'failed', 'webhook') === 1 ? text : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    expect(outboxGauge(stuck, 'failed', 'email')).toBe(0);
+    expect(outboxGauge(stuck, 'failed', 'slack')).toBe(0);
 
     receiver.answer = () => ({ status: 200, body: 'ok' });
     const retry = await runThmAsync(['notify', 'retry', hookId], { env });
@@ -376,9 +391,7 @@ describe('channels beside e-mail, through the worker', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(slacks().filter((r) => /premium/i.test(r.body))).toEqual([]);
 
-      const metrics = await (
-        await fetch(`${stack.workers[0]!.monitoring!.server.url}/metrics`)
-      ).text();
+      const metrics = await scrapeMetrics();
       const count = (channel: string, state: string) =>
         Number(
           new RegExp(

@@ -17,7 +17,7 @@ import type {
 } from '../../monitor/types.js';
 import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
 import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
-import type { RedisStore, ReloadFailure } from '../../store/redis-store.js';
+import type { OutboxCounts, RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
 import { printJson, printLine } from '../output.js';
@@ -50,7 +50,7 @@ export interface StatusReport {
     sent: number;
     failed: number;
     /** Per channel: `email`, and each channel by its name. */
-    channels: Record<string, { pending: number; sent: number; failed: number }>;
+    channels: Record<string, OutboxCounts>;
   };
   failedNotifications: Array<
     Pick<OutboxEntry, 'lastError' | 'failedAt'> & {
