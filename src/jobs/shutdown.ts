@@ -19,12 +19,3 @@ export function longestStopMs(config: Pick<Config, 'api' | 'mail'>): number {
   const mail = 4 * config.mail.timeoutMs;
   return Math.max(check, mail) + STOP_SLACK_MS;
 }
-
-/**
- * How long a stopping worker waits for a Redis that does not answer. Its active jobs cannot
- * finish without Redis (a run ends with a Redis commit), so after this the worker exits anyway;
- * their locks then expire and another worker takes the jobs over (BullMQ's stalled-job check,
- * after `worker.lockDurationMs`). Counted from the signal or from the outage, whichever is
- * later, so a Redis that comes back in time lets the jobs finish normally.
- */
-export const STOP_WITHOUT_REDIS_MS = 10_000;

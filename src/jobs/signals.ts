@@ -1,10 +1,19 @@
 import type { Logger } from '../log.js';
-import { STOP_WITHOUT_REDIS_MS } from './shutdown.js';
 import type { RunningWorker } from './worker.js';
 
 /**
+ * How long a stopping worker waits for a Redis that does not answer. Its active jobs cannot
+ * finish without Redis (a run ends with a Redis commit), so after this the worker exits anyway;
+ * their locks then expire and another worker takes the jobs over (BullMQ's stalled-job check,
+ * after `worker.lockDurationMs`). Counted from the signal or from the outage, whichever is
+ * later, so a Redis that comes back in time lets the jobs finish normally.
+ */
+export const STOP_WITHOUT_REDIS_MS = 10_000;
+
+/**
  * The worker process's signals, installed before the worker starts (before its modules are even
- * loaded), so that no signal in the start-up meets Node's default, which ends the process:
+ * loaded; this module imports types only, as every CLI command loads it), so that no signal in
+ * the start-up meets Node's default, which ends the process:
  * - SIGTERM / SIGINT: the first one closes gracefully (active jobs finish, or are handed back
  *   through stalled-job recovery if they outlive the lock) and exits 0; a worker still starting
  *   is closed once it has, or, when that takes longer than STOP_WITHOUT_REDIS_MS (no Redis),

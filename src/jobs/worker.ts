@@ -32,7 +32,7 @@ import {
 import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { reconcileSchedulers } from './schedulers.js';
-import { STOP_WITHOUT_REDIS_MS } from './shutdown.js';
+import { STOP_WITHOUT_REDIS_MS } from './signals.js';
 import type { CheckOutcome } from './traffic-check.js';
 
 /**

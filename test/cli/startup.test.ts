@@ -7,7 +7,8 @@ import { BIN } from '../harness/cli.js';
 
 /**
  * What a CLI command loads (target P7, docs/performance.md): a command that talks to no Redis
- * (help, a usage error) loads neither ioredis nor BullMQ. A preloaded hook lists, at exit, the
+ * (help, a usage error) loads neither ioredis nor BullMQ, and one that calls no HTTP API
+ * (status included) not undici. A preloaded hook lists, at exit, the
  * CommonJS packages in the module cache (both are required as CommonJS: src/cjs-packages.ts).
  */
 describe('CLI start-up: what a command loads', () => {
@@ -53,10 +54,16 @@ describe('CLI start-up: what a command loads', () => {
     [['--help']],
     [['run', 'traffic-check', '--network', 'acme', '--date', '2026-13-01']],
     [['silence', 'add', '--network', 'acme', '--for', '1d', '--reason', 'r']],
-  ])('%j loads neither ioredis nor BullMQ', (args) => {
+  ])('%j loads neither ioredis nor BullMQ, nor undici', (args) => {
     const { packages } = loaded(args);
     expect(packages).not.toContain('ioredis');
     expect(packages).not.toContain('bullmq');
+    expect(packages).not.toContain('undici');
+  });
+
+  it('thm status, which calls no HTTP API, does not load undici', () => {
+    const { packages } = loaded(['status']);
+    expect(packages).not.toContain('undici');
   });
 
   it('the hook sees them when a command does load them (the test can fail)', () => {
