@@ -112,6 +112,26 @@ function exitOnUnhandled(
   }
 }
 
+/**
+ * A one-shot command is done (a daemon's action never returns): exit as soon as what it wrote
+ * to stdout and stderr is handed to the OS, not when the event loop happens to empty. Libraries
+ * keep timers past the command's work: after a large reply, redis-parser shrinks its buffer
+ * pool on a 50 ms interval for up to a second, and `thm run --wait` stayed that long after its
+ * answer. The logger flushes itself on exit.
+ */
+function exitWhenWritten(code: number): void {
+  const pending = [process.stdout, process.stderr].filter((s) => s.writableLength > 0);
+  let left = pending.length;
+  if (left === 0) process.exit(code);
+  for (const stream of pending)
+    stream.once('drain', () => {
+      left -= 1;
+      if (left === 0) process.exit(code);
+    });
+  // A reader that stops reading does not keep the process either.
+  setTimeout(() => process.exit(code), 1_000).unref();
+}
+
 /** Entry point of bin/thm.js. */
 export function main(): void {
   process.on('unhandledRejection', (reason) => exitOnUnhandled('unhandled rejection', reason));
@@ -124,8 +144,7 @@ export function main(): void {
   runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
-      // A one-shot command is done: do not let a lingering socket keep the process alive.
-      setTimeout(() => process.exit(code), 1_000).unref();
+      exitWhenWritten(code);
     },
     (error: unknown) => {
       process.stderr.write(`thm: ${String(error)}\n`);
