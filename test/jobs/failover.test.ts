@@ -21,7 +21,8 @@ import { startTopologyStack, type TopologyStack } from './topology-stack.js';
  * - the run completes as done, and its date gets exactly one e-mail;
  * - its run record, sent pair events and outbox entries are on the new master;
  * - the next date's run succeeds on the same worker, never restarted;
- * - /healthz flagged Redis while it happened, and then reports the node the worker writes to:
+ * - /healthz flagged Redis while it happened (Sentinel, kill -9; a manual Cluster failover is over
+ *   within one poll), and then reports the node the worker writes to:
  *   the new master.
  * The times measured (trigger to new master, trigger to a healthy worker on it) are printed.
  */
@@ -77,6 +78,12 @@ interface Scenario {
   oldMaster: () => Promise<Node>;
   /** Replicas the new master has once settled (a killed node is not coming back). */
   replicasAfter: number;
+  /**
+   * Whether the topology is wrong long enough for the /healthz poll (every 150 ms) to see it.
+   * A manual CLUSTER FAILOVER of a replica in sync takes about 0.1 s from the trigger to the
+   * worker writing to the new master: /healthz may rightly never see a problem.
+   */
+  problemsLast: boolean;
 }
 
 async function runThroughFailover(s: Scenario, label: string) {
@@ -118,8 +125,10 @@ async function runThroughFailover(s: Scenario, label: string) {
   watch.stop();
   expect(settled.report.redis).toMatchObject({ node: master.address, role: 'master' });
   // While it happened, /healthz said Redis was not right (a node demoted or short of its
-  // replica, a lost connection), not only the canary minutes later.
-  expect([...watch.problems].filter((p) => p.startsWith('redis: '))).not.toEqual([]);
+  // replica, a lost connection), not only the canary minutes later: where the topology was
+  // wrong for longer than the poll interval.
+  if (s.problemsLast)
+    expect([...watch.problems].filter((p) => p.startsWith('redis: '))).not.toEqual([]);
 
   // The run's record, its sent events and its e-mail are on the new master.
   const keys = storeKeys(prefix);
@@ -183,6 +192,7 @@ describe('failover with a run in flight: Redis Cluster (3 masters, 3 replicas)',
             { timeoutMs: 30_000, intervalMs: 100, what: 'the promoted replica' },
           ),
         replicasAfter: 1,
+        problemsLast: false,
       },
       'CLUSTER FAILOVER',
     );
@@ -237,6 +247,7 @@ describe('failover with a run in flight: Redis Sentinel (master, replica, 3 Sent
         },
         newMaster,
         replicasAfter: 1,
+        problemsLast: true,
       },
       'SENTINEL FAILOVER',
     );
@@ -254,6 +265,7 @@ describe('failover with a run in flight: Redis Sentinel (master, replica, 3 Sent
         failover: async () => (await sentinels.currentMaster()).kill(),
         newMaster,
         replicasAfter: 0,
+        problemsLast: true,
       },
       'kill -9 of the master',
     );
