@@ -95,7 +95,11 @@ export async function waitForJob<T>(
   };
   events.on('delayed', onDelayed);
   const delayed = new Promise<'delayed'>((resolve) => (stopWaiting = () => resolve('delayed')));
-  const polled = pollUntilFinished<T>(queue, job.id ?? '', timeoutMs);
+  // The event can be missed (a job delayed before the event stream's first read): the poll
+  // sees the delayed state too.
+  const polled = pollUntilFinished<T>(queue, job.id ?? '', timeoutMs, (until) =>
+    onDelayed({ jobId: job.id ?? '', delay: until }),
+  );
   try {
     const result = await Promise.race([
       job.waitUntilFinished(events, timeoutMs),
@@ -129,6 +133,7 @@ function pollUntilFinished<T>(
   queue: Queue,
   jobId: string,
   timeoutMs: number,
+  onDelayed: (until: number) => void,
   intervalMs = 2_000,
 ): { finished: Promise<T>; stop: () => void } {
   let stopped = false;
@@ -146,6 +151,12 @@ function pollUntilFinished<T>(
           const current = await loadBullmq().Job.fromId(queue, jobId);
           if (current && state === 'completed') return resolve(current.returnvalue as T);
           if (current) return reject(new Error(current.failedReason || 'failed'));
+        }
+        if (state === 'delayed') {
+          // Until when: the delayed set's score, BullMQ's timestamp * 0x1000 + a counter.
+          const client = await queue.client;
+          const score = await client.zscore(queue.toKey('delayed'), jobId);
+          if (score !== null) onDelayed(Math.floor(Number(score) / 0x1000));
         }
       } catch {
         // Redis restarting or failing over: the next poll asks again.
