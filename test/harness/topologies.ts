@@ -174,10 +174,29 @@ function clusterRoles(nodesReply: string): string {
     .join('\n');
 }
 
-export async function startCluster(): Promise<TestCluster> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'thm-cluster-'));
+/**
+ * The scratch of one topology: its data directory, the clients handed out and the nodes
+ * spawned, and the shutdown that disconnects, stops and deletes them all.
+ */
+function scratch(name: string): {
+  dir: string;
+  clients: Redis[];
+  all: Spawned[];
+  shutdown: () => Promise<void>;
+} {
+  const dir = mkdtempSync(path.join(tmpdir(), `thm-${name}-`));
   const clients: Redis[] = [];
-  const nodes: Spawned[] = [];
+  const all: Spawned[] = [];
+  const shutdown = async () => {
+    for (const c of clients) c.disconnect();
+    await Promise.all(all.map((n) => n.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, clients, all, shutdown };
+}
+
+export async function startCluster(): Promise<TestCluster> {
+  const { dir, clients, all: nodes, shutdown } = scratch('cluster');
   for (let i = 0; i < 6; i++) {
     const port = await freePort();
     nodes.push(
@@ -203,11 +222,6 @@ export async function startCluster(): Promise<TestCluster> {
       ),
     );
   }
-  const shutdown = async () => {
-    for (const c of clients) c.disconnect();
-    await Promise.all(nodes.map((n) => n.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  };
   try {
     for (const n of nodes)
       await waitFor(`cluster node ${n.port}`, async () => (await answers(n.port)) || undefined);
@@ -319,14 +333,7 @@ export interface TestReplicated {
 
 /** A master and its replica, in sync, without Sentinels. */
 export async function startReplicated(): Promise<TestReplicated> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'thm-replicated-'));
-  const clients: Redis[] = [];
-  const all: Spawned[] = [];
-  const shutdown = async () => {
-    for (const c of clients) c.disconnect();
-    await Promise.all(all.map((n) => n.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { dir, clients, all, shutdown } = scratch('replicated');
   try {
     const { master, replica } = await startDataNodes(dir, clients, all);
     return { master, replica, shutdown };
@@ -361,14 +368,7 @@ async function startDataNodes(
 
 export async function startSentinels(): Promise<TestSentinels> {
   const name = 'thmmaster';
-  const dir = mkdtempSync(path.join(tmpdir(), 'thm-sentinel-'));
-  const clients: Redis[] = [];
-  const all: Spawned[] = [];
-  const shutdown = async () => {
-    for (const c of clients) c.disconnect();
-    await Promise.all(all.map((n) => n.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { dir, clients, all, shutdown } = scratch('sentinel');
   try {
     const { master, replica, masterPort } = await startDataNodes(dir, clients, all);
     const sentinels: Spawned[] = [];

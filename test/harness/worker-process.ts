@@ -12,11 +12,13 @@ export interface WorkerProcess {
   started(timeoutMs?: number): Promise<void>;
 }
 
+/** `nodeArgs` go to node before the binary (e.g. `--import` of a module that misbehaves). */
 export function spawnWorkerProcess(
   env: NodeJS.ProcessEnv,
   children: ChildProcess[] = [],
+  nodeArgs: string[] = [],
 ): WorkerProcess {
-  const child = spawn(process.execPath, [BIN, 'worker'], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'worker'], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../harness/cli.js';
 import { waitFor } from '../harness/ports.js';
 import { startReceiver, type TestReceiver } from '../harness/receiver.js';
+import { spawnWorkerProcess } from '../harness/worker-process.js';
 import { completed, startJobStack, type JobStack } from './stack.js';
 
 const HOOK_SECRET = 'whsec-crash-3e8d0a5c19';
@@ -21,7 +18,6 @@ const HOOK_PATH = '/hook/crashtoken-c0ffee1234';
 describe('a channel delivery across a worker killed after sending', () => {
   let stack: JobStack;
   let receiver: TestReceiver;
-  let configFile: string;
   let env: NodeJS.ProcessEnv;
   const children: ChildProcess[] = [];
 
@@ -43,20 +39,12 @@ describe('a channel delivery across a worker killed after sending', () => {
         rawNetworks: (sbx) => [sbx.rawNetwork('acme', { name: 'Acme Network', channels })],
       },
     );
-    const dir = mkdtempSync(path.join(tmpdir(), 'thm-channel-crash-'));
-    configFile = path.join(dir, 'thm.json');
-    const c = stack.config;
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        redis: { url: stack.redis.url, prefix: c.redis.prefix },
-        mail: { url: stack.smtp.url, from: c.mail.from, timeoutMs: 2000 },
-        api: c.api,
-        worker: { ...c.worker, lockDurationMs: 2000, stalledIntervalMs: 1000 },
-        networks: [stack.sbx.rawNetwork('acme', { name: 'Acme Network', channels })],
-      }),
-    );
-    env = { ...stack.sbx.env, ...channelEnv, THM_CONFIG: configFile, LOG_LEVEL: 'debug' };
+    env = stack.processEnv({
+      worker: { ...stack.config.worker, lockDurationMs: 2000, stalledIntervalMs: 1000 },
+      networks: [stack.sbx.rawNetwork('acme', { name: 'Acme Network', channels })],
+      env: channelEnv,
+      logLevel: 'debug',
+    });
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -65,15 +53,9 @@ describe('a channel delivery across a worker killed after sending', () => {
   });
 
   it('posted again after the lease expired, with the same id, body and signature; sent once recorded', async () => {
-    const child = spawn(process.execPath, [BIN, 'worker'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await waitFor(() => stderr.includes('worker started') || undefined, { timeoutMs: 15_000 });
+    const w = spawnWorkerProcess(env, children);
+    const { child, exited } = w;
+    await w.started();
 
     // The first post reaches the endpoint; the worker dies before it hears the answer.
     receiver.answer = (_req, index) => {
@@ -109,8 +91,8 @@ describe('a channel delivery across a worker killed after sending', () => {
     // Keyed on its idempotency key, the endpoint has one notification.
     expect(new Set(receiver.requests.map((r) => r.headers['x-thm-notification-id'])).size).toBe(1);
     // The dead worker's logs carry neither the URL's secret part nor the signing key.
-    expect(stderr).toContain('"msg":"worker started"');
-    expect(stderr).not.toContain('crashtoken-c0ffee1234');
-    expect(stderr).not.toContain(HOOK_SECRET);
+    expect(w.stderr()).toContain('"msg":"worker started"');
+    expect(w.stderr()).not.toContain('crashtoken-c0ffee1234');
+    expect(w.stderr()).not.toContain(HOOK_SECRET);
   }, 60_000);
 });

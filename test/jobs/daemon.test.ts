@@ -1,62 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runThmAsync } from '../harness/cli.js';
+import { runThmAsync } from '../harness/cli.js';
 import { waitFor } from '../harness/ports.js';
+import { spawnWorkerProcess } from '../harness/worker-process.js';
 import { completed, startJobStack, type JobStack } from './stack.js';
 
 /** `thm worker` as a real process: signals, crashes, and `thm run --wait` against it. */
 describe('thm worker (the real daemon process)', () => {
   let stack: JobStack;
-  let configFile: string;
   let env: NodeJS.ProcessEnv;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
     stack = await startJobStack(['acme']);
-    const dir = mkdtempSync(path.join(tmpdir(), 'thm-daemon-'));
-    configFile = path.join(dir, 'thm.json');
-    const c = stack.config;
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        redis: { url: stack.redis.url, prefix: c.redis.prefix },
-        mail: { url: stack.smtp.url, from: c.mail.from, timeoutMs: 2000 },
-        api: c.api,
-        worker: { ...c.worker, lockDurationMs: 2000, stalledIntervalMs: 1000 },
-        networks: [{ ...stack.sbx.rawNetwork('acme', { name: 'Acme Network' }) }],
-      }),
-    );
-    env = { ...stack.sbx.env, THM_CONFIG: configFile, LOG_LEVEL: 'info' };
+    env = stack.processEnv({
+      worker: { ...stack.config.worker, lockDurationMs: 2000, stalledIntervalMs: 1000 },
+      networks: [stack.sbx.rawNetwork('acme', { name: 'Acme Network' })],
+    });
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await stack.close();
   });
 
-  function spawnWorker(): {
-    child: ChildProcess;
-    stderr: () => string;
-    exited: Promise<number | null>;
-  } {
-    const child = spawn(process.execPath, [BIN, 'worker'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => resolve(code)),
-    );
-    return { child, stderr: () => stderr, exited };
+  /** A `thm worker` process on the stack, once it logged "worker started". */
+  async function startedWorker() {
+    const w = spawnWorkerProcess(env, children);
+    await w.started();
+    return w;
   }
 
   it('starts, logs JSON without the key, and exits 0 on SIGTERM', async () => {
-    const w = spawnWorker();
-    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    const w = await startedWorker();
     w.child.kill('SIGTERM');
     expect(await w.exited).toBe(0);
     expect(w.stderr()).toContain('worker stopped');
@@ -64,8 +39,7 @@ describe('thm worker (the real daemon process)', () => {
   });
 
   it('thm run --wait prints the outcome and exits 0; a second one says already done', async () => {
-    const w = spawnWorker();
-    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    const w = await startedWorker();
     stack.sbx.sandbox.setDay('2026-11-15');
     const first = await runThmAsync(
       [
@@ -114,8 +88,7 @@ describe('thm worker (the real daemon process)', () => {
   });
 
   it('SIGTERM during a job: the job finishes, then the process exits 0', async () => {
-    const w = spawnWorker();
-    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    const w = await startedWorker();
     stack.sbx.sandbox.setDay('2026-11-16');
     stack.sbx.sandbox.injectFault({ network: 'acme', endpoint: 'isptrends', delayMs: 1_500 });
     const running = stack.run('traffic-check', 'acme', '2026-11-16');
@@ -126,8 +99,7 @@ describe('thm worker (the real daemon process)', () => {
   });
 
   it('a worker killed with SIGKILL mid-job: another picks the job up (stalled recovery), one e-mail', async () => {
-    const w = spawnWorker();
-    await waitFor(() => w.stderr().includes('worker started') || undefined, { timeoutMs: 15_000 });
+    const w = await startedWorker();
     stack.sbx.sandbox.setDay('2026-11-17');
     stack.sbx.sandbox.injectFault({ network: 'acme', endpoint: 'isptrends', delayMs: 2_000 });
     const alertsBefore = stack.smtp.messages.filter((m) =>

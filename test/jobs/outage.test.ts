@@ -1,7 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runThmAsync } from '../harness/cli.js';
 import { waitFor } from '../harness/ports.js';
@@ -30,19 +27,10 @@ describe('the worker and the CLI across a Redis outage', () => {
         stalledIntervalMs: 1_000,
       },
     });
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'thm-outage-')), 'thm.json');
-    const c = stack.config;
-    writeFileSync(
-      file,
-      JSON.stringify({
-        redis: { url: stack.redis.url, prefix: c.redis.prefix },
-        mail: { url: stack.smtp.url, from: c.mail.from, timeoutMs: 2_000 },
-        api: c.api,
-        worker: { attempts: 3, backoffMs: 100, lockDurationMs: 2_000, stalledIntervalMs: 1_000 },
-        networks: [stack.sbx.rawNetwork('acme', { name: 'Acme Network' })],
-      }),
-    );
-    env = { ...stack.sbx.env, THM_CONFIG: file, LOG_LEVEL: 'info' };
+    env = stack.processEnv({
+      worker: { attempts: 3, backoffMs: 100, lockDurationMs: 2_000, stalledIntervalMs: 1_000 },
+      networks: [stack.sbx.rawNetwork('acme', { name: 'Acme Network' })],
+    });
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');

@@ -1,13 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS_QUEUE } from '../../src/jobs/names.js';
-import { BIN, runThmAsync } from '../harness/cli.js';
+import { runThmAsync } from '../harness/cli.js';
 import { freePort, waitFor } from '../harness/ports.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
+import { spawnWorkerProcess } from '../harness/worker-process.js';
 
 const KEY = 'sk_reload_test_0123456789abcdef';
 const NEW_KEY = 'sk_reload_rotated_fedcba9876543210';
@@ -75,19 +76,7 @@ describe('thm worker: config reload (the real daemon process)', () => {
     await redis.shutdown();
   });
 
-  function spawnWorker(nodeArgs: string[] = []) {
-    const child = spawn(process.execPath, [...nodeArgs, BIN, 'worker'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => resolve(code)),
-    );
-    return { child, stderr: () => stderr, exited };
-  }
+  const spawnWorker = (nodeArgs: string[] = []) => spawnWorkerProcess(env, children, nodeArgs);
   const logLines = (text: string) =>
     text
       .split('\n')

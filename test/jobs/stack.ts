@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { parseConfig, type Config } from '../../src/config/load.js';
 import { asJoined, enqueueManualRun, waitForJob, type WaitResult } from '../../src/jobs/enqueue.js';
@@ -30,6 +33,17 @@ export interface JobStack {
     asOf: string,
     options?: { force?: boolean; timeoutMs?: number },
   ): Promise<WaitResult<CheckOutcome>>;
+  /**
+   * The environment of a `thm worker` child process on this stack: a config file with the
+   * stack's Redis, SMTP server and API settings, `worker` and `networks` as given (the mail
+   * deadline short, as the in-process workers'), THM_CONFIG pointing at it.
+   */
+  processEnv(options: {
+    worker: Record<string, unknown>;
+    networks: Array<Record<string, unknown>>;
+    env?: Record<string, string>;
+    logLevel?: string;
+  }): NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
@@ -111,6 +125,20 @@ export async function startJobStack(
       return joined && result.state === 'completed'
         ? { ...result, value: asJoined(result.value) }
         : result;
+    },
+    processEnv({ worker, networks, env = {}, logLevel = 'info' }) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'thm-process-')), 'thm.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          redis: { url: redis.url, prefix },
+          mail: { url: smtp.url, from: config.mail.from, timeoutMs: 2_000 },
+          api: config.api,
+          worker,
+          networks,
+        }),
+      );
+      return { ...sbx.env, ...env, THM_CONFIG: file, LOG_LEVEL: logLevel };
     },
     async close() {
       await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
