@@ -5,6 +5,7 @@ import path from 'node:path';
 import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
 import { median } from './measure.js';
 import {
+  fleetNetworks,
   repoRoot,
   startWorkerProcess,
   workerNodeFlags,
@@ -49,18 +50,7 @@ export async function measureCliLatency(
   const raw = {
     redis: { url: redisUrl, prefix: `bench-p7-${Date.now()}` },
     mail: { outboxDir: path.join(dir, 'outbox') },
-    networks: sandbox.keys
-      .filter((k) => k.portal === 'network')
-      .map((k, i) => {
-        env[`BENCH_KEY_${i}`] = k.key;
-        return {
-          id: k.network,
-          baseUrl: sandbox.baseUrl,
-          apiKeyEnv: `BENCH_KEY_${i}`,
-          recipients: [`ops@${k.network}.example`],
-          invoices: { enabled: false },
-        };
-      }),
+    networks: fleetNetworks(sandbox, env),
   };
   const file = writeConfigFile(dir, 'thm.json', raw);
   const worker = startWorkerProcess(file, env);

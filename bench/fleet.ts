@@ -9,7 +9,7 @@ import type { CheckJobData } from '../src/jobs/job-data.js';
 import { CHECKS_QUEUE } from '../src/jobs/names.js';
 import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
 import { startSmtpSink } from './smtp-sink.js';
-import { startWorkerProcess, writeConfigFile } from './worker-process.js';
+import { fleetNetworks, startWorkerProcess, writeConfigFile } from './worker-process.js';
 
 /**
  * P3 and P3b: `networks` x `pairs` through the checks queue, processed by `workers` `thm worker`
@@ -65,18 +65,7 @@ export async function measureFleet(
   const raw = {
     redis: { url: redisUrl, prefix },
     mail: { url: sink.url, outboxDir: path.join(dir, 'outbox') },
-    networks: sandbox.keys
-      .filter((k) => k.portal === 'network')
-      .map((k, i) => {
-        env[`BENCH_KEY_${i}`] = k.key;
-        return {
-          id: k.network,
-          baseUrl: sandbox.baseUrl,
-          apiKeyEnv: `BENCH_KEY_${i}`,
-          recipients: [`ops@${k.network}.example`],
-          invoices: { enabled: false },
-        };
-      }),
+    networks: fleetNetworks(sandbox, env),
   };
   const config = parseConfig(raw, { env });
   const file = writeConfigFile(dir, 'thm.json', raw);

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { SandboxKey } from '../src/sandbox/index.js';
 import { peakRssMb, processCpuSeconds } from './measure.js';
 
 /**
@@ -42,6 +43,28 @@ export function workerNodeFlags(): string[] {
   const match = /^#!\/usr\/bin\/env -S node((?: --[\w-]+=?\S*)*)\s*$/.exec(first);
   if (!match) throw new Error(`bin/thm.js: unexpected shebang ${JSON.stringify(first)}`);
   return match[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
+/**
+ * One config entry per network of the sandbox, each key in the environment (BENCH_KEY_<i>, set
+ * in `env`) as an operator's would be; invoices off, the figures are about traffic-checks.
+ */
+export function fleetNetworks(
+  sandbox: { baseUrl: string; keys: SandboxKey[] },
+  env: Record<string, string>,
+): Array<Record<string, unknown>> {
+  return sandbox.keys
+    .filter((k) => k.portal === 'network')
+    .map((k, i) => {
+      env[`BENCH_KEY_${i}`] = k.key;
+      return {
+        id: k.network,
+        baseUrl: sandbox.baseUrl,
+        apiKeyEnv: `BENCH_KEY_${i}`,
+        recipients: [`ops@${k.network}.example`],
+        invoices: { enabled: false },
+      };
+    });
 }
 
 export function writeConfigFile(dir: string, name: string, config: unknown): string {
