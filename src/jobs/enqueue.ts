@@ -128,6 +128,7 @@ export async function waitForJob<T>(
  * Redis master's last moments before a failover can be lost, the job's own state is what the
  * new master has. Redis errors (away for a moment) are asked through; it never rejects, and
  * resolves only with a finished job (a failure as the same rejection waitUntilFinished gives).
+ * A delayed job is reported to `onDelayed` with until when, as the 'delayed' event would.
  */
 function pollUntilFinished<T>(
   queue: Queue,

@@ -124,7 +124,7 @@ export interface ReloadFailure {
 
 /** Where a notification or channel delivery is in the outbox. */
 export type OutboxState = 'pending' | 'sent' | 'failed';
-export const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'sent', 'failed'];
+const OUTBOX_STATES: readonly OutboxState[] = ['pending', 'sent', 'failed'];
 export type OutboxCounts = Record<OutboxState, number>;
 
 export interface LoadOptions {

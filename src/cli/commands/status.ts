@@ -159,25 +159,16 @@ export async function collectStatus(
       ),
     );
     const counted = ['active', 'waiting', 'delayed', 'failed', 'completed'] as const;
-    const [
-      checkCounts,
-      mailCounts,
-      channelCounts,
-      outbox,
-      byChannel,
-      failed,
-      configReloadFailures,
-      redis,
-    ] = await Promise.all([
-      checks.getJobCounts(...counted),
-      mail.getJobCounts(...counted),
-      channels.getJobCounts(...counted),
-      store.outboxCounts(),
-      store.outboxCountsByChannel(),
-      store.failedNotifications(),
-      store.reloadFailures(),
-      checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
-    ]);
+    const [checkCounts, mailCounts, channelCounts, byChannel, failed, configReloadFailures, redis] =
+      await Promise.all([
+        checks.getJobCounts(...counted),
+        mail.getJobCounts(...counted),
+        channels.getJobCounts(...counted),
+        store.outboxCountsByChannel(),
+        store.failedNotifications(),
+        store.reloadFailures(),
+        checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
+      ]);
     const failedNotifications = failed.map((e) => ({
       id: e.notification.id,
       networkId: e.notification.networkId,
@@ -200,7 +191,8 @@ export async function collectStatus(
         [MAIL_QUEUE]: mailCounts,
         [CHANNELS_QUEUE]: channelCounts,
       },
-      outbox: { ...outbox, channels: byChannel },
+      // The totals from the same read as the channels': they always add up.
+      outbox: { ...sumCounts(Object.values(byChannel)), channels: byChannel },
       failedNotifications,
       redis,
       configReloadFailures,
@@ -330,4 +322,15 @@ function byChannelName(a: string, b: string): number {
   if (a === EMAIL_CHANNEL) return -1;
   if (b === EMAIL_CHANNEL) return 1;
   return a < b ? -1 : 1;
+}
+
+function sumCounts(counts: OutboxCounts[]): OutboxCounts {
+  return counts.reduce(
+    (total, c) => ({
+      pending: total.pending + c.pending,
+      sent: total.sent + c.sent,
+      failed: total.failed + c.failed,
+    }),
+    { pending: 0, sent: 0, failed: 0 },
+  );
 }
