@@ -10,7 +10,7 @@
 /** Bodies smaller than this are concatenated as before: the saving is in the large ones. */
 export const REUSE_FROM_BYTES = 1024 * 1024;
 /** A free buffer unused this long is dropped. */
-export const IDLE_MS = 30_000;
+const IDLE_MS = 30_000;
 /** Sizes are rounded up to this, so a body a little larger than the last still fits. */
 const GRANULE = 1024 * 1024;
 

@@ -125,17 +125,13 @@ async function probe(
   url: string,
   check: (redis: RedisClient) => Promise<boolean>,
 ): Promise<boolean> {
-  const redis = connectRedis(
-    { url: new Secret(url), prefix: '', confirm: { replicas: 0, timeoutMs: 0 } },
-    silentLogger,
-    {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-      connectTimeout: 1_000,
-      reconnectOnError: null,
-    },
-  );
+  const redis = connectRedis({ url: new Secret(url) }, silentLogger, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+    reconnectOnError: null,
+  });
   try {
     await redis.connect();
     return await check(redis);

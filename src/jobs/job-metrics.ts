@@ -44,7 +44,7 @@ export function observeCheckJobs(
     if (outcome.status === 'done') {
       for (const n of outcome.notifications)
         metrics.recordNotification(networkId, n.kind, 'decided');
-      for (const d of outcome.deliveries ?? [])
+      for (const d of outcome.deliveries)
         metrics.recordNotification(networkId, d.kind, 'decided', d.channel);
     }
     return outcome;

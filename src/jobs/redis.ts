@@ -21,8 +21,11 @@ const ioredis = loadIoredis();
  * process. `extra` overrides per use (the CLI fails fast); on a Cluster, `retryStrategy` is
  * the Cluster's reconnect rule and the rest applies to each node's connection.
  */
+/** What connecting reads of `redis.*`: where and how, not the prefix or the confirmation. */
+export type RedisEndpoint = Pick<RedisConfig, 'url' | 'sentinel' | 'cluster'>;
+
 export function connectRedis(
-  config: RedisConfig,
+  config: RedisEndpoint,
   logger: Logger,
   extra: RedisOptions = {},
 ): RedisClient {
@@ -80,7 +83,7 @@ const defaults: RedisOptions = {
 };
 
 /** Credentials, TLS and database from `redis.url`; with a Sentinel, the master's address from it. */
-function urlOptions(config: RedisConfig): RedisOptions {
+function urlOptions(config: RedisEndpoint): RedisOptions {
   const url = new URL(config.url.reveal());
   const db = Number(url.pathname.replace(/^\//, '') || 0);
   return {
@@ -93,7 +96,7 @@ function urlOptions(config: RedisConfig): RedisOptions {
   };
 }
 
-function nodeOptions(config: RedisConfig, extra: RedisOptions): RedisOptions {
+function nodeOptions(config: RedisEndpoint, extra: RedisOptions): RedisOptions {
   const options: RedisOptions = { ...defaults, ...urlOptions(config), ...extra };
   const sentinel = config.sentinel;
   if (!sentinel) return options;
@@ -113,7 +116,7 @@ function nodeOptions(config: RedisConfig, extra: RedisOptions): RedisOptions {
   };
 }
 
-function clusterOptions(config: RedisConfig, extra: RedisOptions): ClusterOptions {
+function clusterOptions(config: RedisEndpoint, extra: RedisOptions): ClusterOptions {
   const { host: _host, port: _port, db: _db, ...node } = urlOptions(config);
   const { retryStrategy, lazyConnect, enableOfflineQueue, ...perNode } = extra;
   return {

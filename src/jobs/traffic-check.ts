@@ -12,7 +12,7 @@ import {
   type CheckRequest,
 } from './commit.js';
 import { StoredStateError } from '../errors.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
+import { EMAIL_CHANNEL, type ChannelDelivery } from '../notify/channels/types.js';
 import type { Notification } from '../notify/types.js';
 import type { NetworkState } from '../store/redis-store.js';
 import { describeFailure } from './failures.js';
@@ -138,7 +138,7 @@ function reportDecided(
   deliveries: readonly ChannelDelivery[],
 ): void {
   const decided = [
-    ...emails.map((n) => ({ kind: n.kind, channel: 'email' })),
+    ...emails.map((n) => ({ kind: n.kind, channel: EMAIL_CHANNEL })),
     ...deliveries.map((d) => ({ kind: d.kind, channel: d.channel.name })),
   ];
   if (decided.length > 0) rt.onFailureDecided?.(networkId, decided);

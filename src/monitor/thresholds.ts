@@ -131,21 +131,14 @@ export function emptyMeasure(): PairMeasure {
   };
 }
 
-/** `rule` is for the simulation's comparison of rules only; the monitor uses the default. */
-export function measureEntry(
-  entry: IspTrend,
-  settings: Thresholds,
-  rule: SignificanceRule = significanceOf,
-): PairMeasure {
-  return measureEntryInto(emptyMeasure(), entry, settings, rule);
-}
-
 /** The clicks the significance rule reads, refilled per entry (a rule reads, never keeps them). */
 const ruleInput = { yesterday: 0, d7: 0, d14: 0 };
 
 /**
- * measureEntry into an object the caller reuses: classifyPairs measures 50,000 entries a run
- * and keeps none of the measures (target P6, docs/performance.md).
+ * How one entry measures against the thresholds, written into an object the caller reuses
+ * (emptyMeasure): classifyPairs measures 50,000 entries a run and keeps none of the measures
+ * (target P6, docs/performance.md). `rule` is for the simulation's comparison of rules only;
+ * the monitor uses the default.
  */
 export function measureEntryInto(
   out: PairMeasure,

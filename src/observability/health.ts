@@ -153,33 +153,31 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       if (!worker.isRunning()) problems.push(`worker ${worker.name}: not running`);
       else if (worker.isPaused()) problems.push(`worker ${worker.name}: paused`);
     }
+    // The node's role and the queues' pause flags, asked at once (each bounded): a slow Redis
+    // costs one timeout, not two. Their problems keep this order.
+    const [roleAnswer, pausedAnswer] = await Promise.allSettled([
+      redisOk && options.roleKey !== undefined
+        ? withTimeout(
+            checkRedisRole(redis, options.roleKey, options.confirmReplicas ?? 0),
+            redisTimeoutMs,
+            'redis',
+          )
+        : undefined,
+      redisOk
+        ? withTimeout(Promise.all(options.queues.map((q) => q.isPaused())), redisTimeoutMs, 'redis')
+        : undefined,
+    ]);
     let role: RedisRole | undefined;
-    if (redisOk && options.roleKey !== undefined) {
-      try {
-        role = await withTimeout(
-          checkRedisRole(redis, options.roleKey, options.confirmReplicas ?? 0),
-          redisTimeoutMs,
-          'redis',
-        );
-        problems.push(...role.problems);
-      } catch (error) {
-        problems.push(redisProblem(error));
-      }
+    if (roleAnswer.status === 'rejected') problems.push(redisProblem(roleAnswer.reason));
+    else if (roleAnswer.value) {
+      role = roleAnswer.value;
+      problems.push(...role.problems);
     }
-    if (redisOk) {
-      try {
-        const paused = await withTimeout(
-          Promise.all(options.queues.map((q) => q.isPaused())),
-          redisTimeoutMs,
-          'redis',
-        );
-        options.queues.forEach((q, i) => {
-          if (paused[i]) problems.push(`queue ${q.name}: paused`);
-        });
-      } catch (error) {
-        problems.push(redisProblem(error));
-      }
-    }
+    if (pausedAnswer.status === 'rejected') problems.push(redisProblem(pausedAnswer.reason));
+    else
+      options.queues.forEach((q, i) => {
+        if (pausedAnswer.value?.[i]) problems.push(`queue ${q.name}: paused`);
+      });
     return {
       ok: problems.length === 0,
       problems,

@@ -176,7 +176,7 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
       cached = {
         at: now(),
         figures: withTimeout(
-          readRedisFigures({ ...options, networks }, now()),
+          readRedisFigures({ ...options, networks }, channelNames, now()),
           redisTimeoutMs,
           'redis',
         ).catch(() => undefined),
@@ -293,7 +293,11 @@ function channelNamesOf(networks: readonly NetworkConfig[]): Set<string> {
   return new Set(networks.flatMap((n) => n.channels.map((c) => c.name)));
 }
 
-async function readRedisFigures(options: MetricsOptions, now: number): Promise<RedisFigures> {
+async function readRedisFigures(
+  options: MetricsOptions,
+  channelNames: ReadonlySet<string>,
+  now: number,
+): Promise<RedisFigures> {
   const { store, networks, queues } = options;
   const [queueCounts, outbox, perNetwork] = await Promise.all([
     Promise.all(
@@ -307,7 +311,7 @@ async function readRedisFigures(options: MetricsOptions, now: number): Promise<R
   ]);
   // Every configured channel and e-mail has its series, at 0 when nothing waits.
   const byChannel: RedisFigures['outbox'] = {};
-  for (const channel of [EMAIL_CHANNEL, ...channelNamesOf(networks)])
+  for (const channel of [EMAIL_CHANNEL, ...channelNames])
     byChannel[channel] = { pending: 0, failed: 0 };
   for (const [channel, counts] of Object.entries(outbox))
     byChannel[channel] = { pending: counts.pending, failed: counts.failed };

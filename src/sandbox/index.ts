@@ -2,7 +2,7 @@
  * The sandbox API server's public surface: what the tests, `thm sandbox`, `thm demo` and the
  * benchmarks use.
  */
-export { startSandbox, type Sandbox, type SandboxOptions, type SandboxRequest } from './server.js';
+export { startSandbox, type Sandbox, type SandboxOptions } from './server.js';
 export { builtinScenario, demoDays, type BenchParams } from './builtin.js';
 export {
   loadScenarioFile,
