@@ -167,13 +167,30 @@ export function duplicateRedis(client: RedisClient, overrides: RedisOptions = {}
  */
 export async function connectionFor(client: RedisClient, key: string): Promise<Redis> {
   if (!(client instanceof ioredis.Cluster)) return client;
-  const slot = (await client.cluster('KEYSLOT', key)) as number;
+  const slot = await keySlot(client, key);
   const address = client.slots[slot]?.[0];
   const node = client
     .nodes('master')
     .find((n) => `${n.options.host}:${n.options.port}` === address);
   if (!node) throw new Error(`CLUSTERDOWN no known master for slot ${slot}`);
   return node;
+}
+
+/**
+ * A key's slot never changes: asked once per key and client, not before every confirmed
+ * commit and claim (the keys are the store's, a few per network).
+ */
+const slots = new WeakMap<Cluster, Map<string, number>>();
+
+async function keySlot(client: Cluster, key: string): Promise<number> {
+  let known = slots.get(client);
+  if (!known) slots.set(client, (known = new Map()));
+  let slot = known.get(key);
+  if (slot === undefined) {
+    slot = (await client.cluster('KEYSLOT', key)) as number;
+    known.set(key, slot);
+  }
+  return slot;
 }
 
 /** Connected and answering (a Cluster is ready once it knows the slot map). */

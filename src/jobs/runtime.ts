@@ -31,7 +31,10 @@ export interface Runtime {
     networkId: string,
     decided: ReadonlyArray<{ kind: Notification['kind']; channel: string }>,
   ) => void;
+  /** A configured network; a usage error when there is none. */
   network(networkId: string): NetworkConfig;
+  /** A configured network, if there is one. */
+  findNetwork(networkId: string): NetworkConfig | undefined;
   apiClient(network: NetworkConfig): ApiClient;
   /**
    * A reloaded config: from the next job on, `config` and `network()` answer from it, and the
@@ -59,6 +62,9 @@ export function createRuntime(parts: {
   const runtime: Runtime = {
     ...shared,
     now: parts.now ?? Date.now,
+    findNetwork(networkId) {
+      return byId.get(networkId);
+    },
     network(networkId) {
       const network = byId.get(networkId);
       if (!network) throw new UsageError(`network "${networkId}" is not configured`);

@@ -131,16 +131,23 @@ export async function startWorker(
     leaseMs: deliveryLeaseMs(config.mail.timeoutMs),
     onOutcome: (n, outcome) => metrics.recordNotification(n.networkId, n.kind, outcome),
   });
+  let channelLease: { config: Config; ms: number } | undefined;
   const channelTransport = createChannelTransport({ outboxDir: config.mail.outboxDir, logger });
   const channelSender = new ChannelSender({
     store,
     transport: channelTransport,
     // From the config in force: a reload's channels (URLs, keys, deadlines) apply at once.
     channel: (networkId, name) =>
-      runtime.config.networks
-        .find((n) => n.id === networkId)
-        ?.channels.find((c) => c.name === name),
-    leaseMs: () => channelLeaseMs(longestChannelTimeoutMs(runtime.config)),
+      runtime.findNetwork(networkId)?.channels.find((c) => c.name === name),
+    // Asked on every attempt: worked out once per config (a reload replaces the object).
+    leaseMs: () => {
+      if (channelLease?.config !== runtime.config)
+        channelLease = {
+          config: runtime.config,
+          ms: channelLeaseMs(longestChannelTimeoutMs(runtime.config)),
+        };
+      return channelLease.ms;
+    },
     logger,
     now: options.now,
     onOutcome: (d, outcome) =>

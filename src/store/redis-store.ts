@@ -617,8 +617,17 @@ export class RedisStore implements OutboxStore {
   }
 
   async getNotification(id: string): Promise<OutboxEntry | undefined> {
-    const [entry] = await this.entries([id]);
+    const [entry] = await this.getNotifications([id]);
     return entry;
+  }
+
+  /** The outbox entries of `ids`, in their order (undefined where there is none): one read. */
+  async getNotifications(ids: string[]): Promise<Array<OutboxEntry | undefined>> {
+    const [bodies, metas] = await this.outboxFields(ids);
+    return ids.map((_, i) => {
+      const body = bodies[i];
+      return body === null || body === undefined ? undefined : this.entry(body, metas[i] ?? null);
+    });
   }
 
   async claimNotification(
@@ -814,14 +823,19 @@ export class RedisStore implements OutboxStore {
   }
 
   /** Entries by id, in order; ids gone meanwhile are skipped. */
-  private async entries(ids: string[], only?: OutboxEntry['state']): Promise<OutboxEntry[]> {
-    if (ids.length === 0) return [];
-    const [bodies, metas] = await this.call('outbox', () =>
+  /** The bodies and states of `ids`, index by index. */
+  private async outboxFields(ids: string[]): Promise<[(string | null)[], (string | null)[]]> {
+    if (ids.length === 0) return [[], []];
+    return this.call('outbox', () =>
       Promise.all([
         this.redis.hmget(this.keys.outboxBody, ...ids),
         this.redis.hmget(this.keys.outboxMeta, ...ids),
       ]),
     );
+  }
+
+  private async entries(ids: string[], only?: OutboxEntry['state']): Promise<OutboxEntry[]> {
+    const [bodies, metas] = await this.outboxFields(ids);
     const result: OutboxEntry[] = [];
     ids.forEach((_, i) => {
       const body = bodies[i];

@@ -121,9 +121,9 @@ async function deliveryOf(
   for (const d of outcome.deliveries ?? []) decided.set(d.id, d);
   for (;;) {
     // Redis away for a moment (restart, failover): ask again until the deadline.
-    const entries = await Promise.all(ids.map((id) => store.getNotification(id))).catch(
-      (error: unknown) => (Date.now() < deadline ? undefined : Promise.reject(error)),
-    );
+    const entries = await store
+      .getNotifications(ids)
+      .catch((error: unknown) => (Date.now() < deadline ? undefined : Promise.reject(error)));
     if (!entries) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       continue;
