@@ -29,17 +29,14 @@ export function poissonZ(before: number, after: number): number {
  * only for small counts, where the plain z overstates the evidence.
  */
 export function poissonZCorrected(before: number, after: number): number {
-  const total = before + after;
-  if (total <= 0) return 0;
-  const diff = before - after;
-  return (Math.sign(diff) * Math.max(0, Math.abs(diff) - 1)) / Math.sqrt(total);
+  // Share 1: the same sums (1 * 1 * b + a, 1 * b - a are exact), so the same figures.
+  return poissonZBelowShare(before, 1, after);
 }
 
 /**
  * z of `after` lying below `share` of `before` (both Poisson counts): how far beyond noise a drop
  * from `before` to `after` is larger than 1 - share. `share * before` has variance
- * share^2 * before; one click is taken off the difference as in poissonZCorrected. share 1 is
- * poissonZCorrected itself.
+ * share^2 * before; one click is taken off the difference (the continuity correction above).
  */
 export function poissonZBelowShare(before: number, share: number, after: number): number {
   const variance = share * share * before + after;
