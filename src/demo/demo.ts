@@ -13,7 +13,8 @@ import { startWorker, type RunningWorker } from '../jobs/worker.js';
 import { connectRedis, scanKeys } from '../jobs/redis.js';
 import { silentLogger, type Logger } from '../log.js';
 import { RUN_KINDS } from '../monitor/types.js';
-import { outboxFileBase } from '../notify/transport.js';
+import { parseChannelDeliveryId } from '../notify/channels/types.js';
+import { channelFileName, outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {
   redisAnswers,
@@ -310,13 +311,9 @@ function deliveryFiles(dir: string, days: DemoResult['days']): string[] {
     outcomes.flatMap((o) =>
       o.deliveries
         .map((d) => {
-          const base = outboxFileBase({
-            id: d.id,
-            kind: d.kind,
-            networkId: o.networkId,
-            asOf: o.asOf,
-          });
-          return path.join(dir, `${base}-${d.channel}.json`);
+          const notificationId = parseChannelDeliveryId(d.id)?.notificationId ?? d.id;
+          const named = { notificationId, kind: d.kind, networkId: o.networkId, asOf: o.asOf };
+          return path.join(dir, channelFileName(named, d.channel));
         })
         .filter((file) => existsSync(file)),
     ),

@@ -288,6 +288,17 @@ export function outboxFileBase(
   return `${safe(n.asOf)}-${safe(n.networkId)}-${safe(n.kind)}-${safe(n.id.slice(0, 8))}`;
 }
 
+/**
+ * The file a channel delivery is written to without an endpoint (the demo's, and any channel
+ * with an outbox directory): named as its notification's e-mail, plus the channel's name.
+ */
+export function channelFileName(
+  d: Pick<OutboxNotification, 'asOf' | 'networkId' | 'kind'> & { notificationId: string },
+  channelName: string,
+): string {
+  return `${outboxFileBase({ ...d, id: d.notificationId })}-${channelName}.json`;
+}
+
 function writeAtomically(file: string, content: string | Buffer): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   writeFileSync(tmp, content);

@@ -5,7 +5,7 @@ import { parseRetryAfter } from '../../api/retry.js';
 import { ChannelError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { displayText } from '../render/format.js';
-import { outboxFileBase } from '../transport.js';
+import { channelFileName } from '../transport.js';
 import { NOTIFICATION_ID_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
 import type { ChannelConfig, ChannelDelivery } from './types.js';
 
@@ -134,10 +134,7 @@ export function createChannelTransport(options: ChannelTransportOptions): Channe
   }
 
   function writeFile(d: ChannelDelivery, channel: ChannelConfig): ChannelPostResult {
-    const file = path.join(
-      dir,
-      `${outboxFileBase({ ...d, id: d.notificationId })}-${channel.name}.json`,
-    );
+    const file = path.join(dir, channelFileName(d, channel.name));
     if (existsSync(file)) return { status: 0, response: `already written: ${file}` };
     try {
       mkdirSync(dir, { recursive: true });
