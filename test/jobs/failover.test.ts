@@ -1,6 +1,8 @@
+import { createWriteStream } from 'node:fs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningWorker } from '../../src/jobs/worker.js';
+import { createLogger, silentLogger, type Logger } from '../../src/log.js';
 import type { HealthReport } from '../../src/observability/health.js';
 import { storeKeys, runField, sentField } from '../../src/store/keys.js';
 import { waitFor } from '../harness/ports.js';
@@ -36,6 +38,36 @@ const worker = {
   stalledIntervalMs: 2_000,
 };
 
+/**
+ * THM_FAILOVER_LOG=<file>: the worker's log at debug level, the worker's job events and the
+ * test's own steps go to that file (to find out why a run does not complete, see
+ * docs/design.md "Known gaps").
+ */
+const debugFile = process.env.THM_FAILOVER_LOG;
+const log: Logger = debugFile
+  ? createLogger({ level: 'debug', destination: createWriteStream(debugFile, { flags: 'a' }) })
+  : silentLogger;
+
+/** The worker's job events, in the debug log. */
+function logJobEvents(w: RunningWorker): void {
+  if (!debugFile) return;
+  const events = w.checksWorker as unknown as {
+    on(event: string, listener: (...args: unknown[]) => void): void;
+  };
+  for (const event of ['active', 'completed', 'failed', 'stalled', 'lockRenewalFailed', 'error'])
+    events.on(event, (...args: unknown[]) =>
+      log.info(
+        {
+          event,
+          args: args.map((a) =>
+            a instanceof Error ? a.message : ((a as { id?: string })?.id ?? a),
+          ),
+        },
+        `checks worker: ${event}`,
+      ),
+    );
+}
+
 async function health(w: RunningWorker): Promise<{ status: number; report: HealthReport }> {
   const res = await request(`${w.monitoring!.server.url}/healthz`);
   return { status: res.statusCode, report: (await res.body.json()) as HealthReport };
@@ -64,6 +96,45 @@ function watchHealth(w: RunningWorker): {
     }
   })();
   return { problems, firstSeen, stop: () => (stopped = true) };
+}
+
+/** What the debug log needs to tell why the run in flight did not complete. */
+async function logStuckRun(s: Scenario, master: Node, label: string): Promise<void> {
+  if (!debugFile) return;
+  const jobs = await s.stack.queue
+    .getJobs(['active', 'wait', 'delayed', 'completed', 'failed', 'prioritized'])
+    .catch((error: Error) => `queue unreadable: ${error.message}`);
+  const direct = master.client();
+  const keys = await direct
+    .keys(`${s.prefix}:*`)
+    .catch((error: Error) => `master unreadable: ${error.message}`);
+  const queueClient = await s.stack.queue.client;
+  log.error(
+    {
+      label,
+      master: master.address,
+      testQueueConnection: queueClient.status,
+      workerConnection: s.worker.redis.status,
+      jobs:
+        typeof jobs === 'string'
+          ? jobs
+          : await Promise.all(
+              jobs.map(async (j) => ({
+                id: j.id,
+                state: await j.getState().catch(() => '?'),
+                attemptsMade: j.attemptsMade,
+                processedOn: j.processedOn,
+                finishedOn: j.finishedOn,
+                failedReason: j.failedReason,
+                stacktrace: j.stacktrace,
+              })),
+            ),
+      keys,
+      health: await health(s.worker).catch((error: Error) => error.message),
+      emails: s.stack.smtp.messages.map((m) => m.parsed.subject),
+    },
+    'test: the run in flight did not complete',
+  );
 }
 
 interface Scenario {
@@ -103,11 +174,17 @@ async function runThroughFailover(s: Scenario, label: string) {
   await replicasInSync(before, 1);
   const watch = watchHealth(s.worker);
   const triggered = Date.now();
+  log.info({ label, old: before.address }, 'test: failover triggered');
   await s.failover();
   const master = await s.newMaster(before);
   const promotedMs = Date.now() - triggered;
+  log.info({ label, master: master.address, promotedMs }, 'test: new master named');
 
-  const result = await running;
+  const result = await running.catch(async (error: unknown) => {
+    await logStuckRun(s, master, label);
+    throw error;
+  });
+  log.info({ label, result }, 'test: run finished');
   expect(result).toMatchObject({ state: 'completed', value: { status: 'done' } });
   const outcome = result.state === 'completed' ? result.value : undefined;
 
@@ -163,7 +240,8 @@ describe('failover with a run in flight: Redis Cluster (3 masters, 3 replicas)',
   beforeAll(async () => {
     cluster = await startCluster();
     stack = await startTopologyStack({ prefix, cluster: { nodes: cluster.seeds } }, { worker });
-    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } });
+    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } }, log);
+    logJobEvents(w);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -217,7 +295,8 @@ describe('failover with a run in flight: Redis Sentinel (master, replica, 3 Sent
       },
       { worker },
     );
-    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } });
+    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } }, log);
+    logJobEvents(w);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();

@@ -89,7 +89,7 @@ export async function startTopologyStack(
       const id = job.id ?? '';
       const result = await waitFor(
         async (): Promise<WaitResult<CheckOutcome> | undefined> => {
-          try {
+          const read = async (): Promise<WaitResult<CheckOutcome> | undefined> => {
             // The state first, then the job: a job read first and completed in between would
             // have no return value yet. Completion writes both at once.
             const state = await queue.getJobState(id);
@@ -98,10 +98,23 @@ export async function startTopologyStack(
             if (state === 'completed')
               return { state, value: current?.returnvalue as CheckOutcome };
             return { state, error: current?.failedReason ?? '' };
+          };
+          // A read waits for the connection (maxRetriesPerRequest: null): bounded, so a
+          // connection that never comes back ends in this wait's timeout, not the test's.
+          let timer: NodeJS.Timeout | undefined;
+          try {
+            return await Promise.race([
+              read(),
+              new Promise<undefined>(
+                (resolve) => (timer = setTimeout(() => resolve(undefined), 5_000)),
+              ),
+            ]);
           } catch {
             // Redis is failing over: ask again.
+            return undefined;
+          } finally {
+            clearTimeout(timer);
           }
-          return undefined;
         },
         { timeoutMs, intervalMs: 200, what: `job ${id}` },
       );
