@@ -1,4 +1,4 @@
-import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions, SentinelConnector } from 'ioredis';
 import { loadIoredis } from '../cjs-packages.js';
 import type { RedisConfig } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
@@ -96,6 +96,29 @@ function urlOptions(config: RedisEndpoint): RedisOptions {
   };
 }
 
+/**
+ * ioredis's Sentinel connector, with one fix: when a connection starts again, the failover
+ * detector of the connection that dropped is let go first.
+ *
+ * ioredis leaves that detector subscribed to the Sentinels' `+switch-master` after its
+ * connection is gone. After a kill -9 of the master the client reconnects, asking the Sentinels
+ * where the master is, again and again until they have promoted a replica; if their
+ * `+switch-master` arrives while one of those attempts is under way, the old detector aborts it,
+ * and ioredis ends the client for good (status "end", every command "Connection is closed.").
+ * A worker then never processed again. The tests caught it in about 1 of 4 full-suite runs,
+ * where a loaded machine makes the attempts slower (docs/design.md, "Failovers"). A detector is
+ * of no use to a connection that is already being made again: it finds the current master
+ * anyway, and the connection it makes gets a detector of its own.
+ */
+class ReconnectingSentinelConnector extends ioredis.SentinelConnector {
+  override connect(...args: Parameters<SentinelConnector['connect']>) {
+    const self = this as unknown as { failoverDetector: { cleanup(): void } | null };
+    self.failoverDetector?.cleanup();
+    self.failoverDetector = null;
+    return super.connect(...args);
+  }
+}
+
 function nodeOptions(config: RedisEndpoint, extra: RedisOptions): RedisOptions {
   const options: RedisOptions = { ...defaults, ...urlOptions(config), ...extra };
   const sentinel = config.sentinel;
@@ -112,6 +135,8 @@ function nodeOptions(config: RedisEndpoint, extra: RedisOptions): RedisOptions {
     // Subscribes to the Sentinels' +switch-master: a failover moves the connection at once,
     // not when the old master first refuses a write.
     failoverDetector: true,
+    // ioredis constructs it with the connection's options, as its own (typed `unknown` there).
+    Connector: ReconnectingSentinelConnector as unknown as RedisOptions['Connector'],
     ...(extra.retryStrategy ? { sentinelRetryStrategy: extra.retryStrategy } : {}),
   };
 }

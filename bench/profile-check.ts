@@ -1,0 +1,179 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Agent, request } from 'undici';
+import { parseConfig } from '../src/config/load.js';
+import { startPrivateRedis } from '../src/demo/private-redis.js';
+import type { DeliverJobData } from '../src/jobs/job-data.js';
+import { MAIL_QUEUE } from '../src/jobs/names.js';
+import { createRuntime } from '../src/jobs/runtime.js';
+import { runTrafficCheck } from '../src/jobs/traffic-check.js';
+import { silentLogger } from '../src/log.js';
+import { RedisStore } from '../src/store/redis-store.js';
+import { startSandboxProcess } from './sandbox-process.js';
+
+/**
+ * Where one traffic-check's CPU goes: V8's sampling profile of repeated first-day and
+ * steady-state checks of one network (the same set-up as P1 in bench/single-network.ts), summed
+ * by function and by file (self time). Before that, the same runs unprofiled with the baseline
+ * (fetch + JSON.parse) beside them, for their wall times.
+ *
+ *   npm run build && node --expose-gc dist/bench/profile-check.js [pairs=50000] [runs=10] [out.cpuprofile]
+ *
+ * The .cpuprofile (optional) opens in Chrome's DevTools. Not part of `npm run bench`: a tool to
+ * choose what to optimise, whose figures are proportions, not targets.
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+const [pairs = 50_000, runs = 10] = process.argv.slice(2, 4).map(Number);
+const out = process.argv[4];
+const FIRST_DAY = '2026-11-21';
+const NEXT_DAY = '2026-11-22';
+
+async function main(): Promise<void> {
+  const server = await startPrivateRedis();
+  const redis = new Redis(server.url);
+  const sandbox = await startSandboxProcess({
+    networks: 1,
+    pairsPerNetwork: pairs,
+    startDay: FIRST_DAY,
+  });
+  const key = sandbox.keys.find((k) => k.network === 'bench-1' && k.portal === 'network')!.key;
+  const config = parseConfig(
+    {
+      redis: { url: server.url, prefix: 'profile' },
+      networks: [
+        {
+          id: 'bench-1',
+          baseUrl: sandbox.baseUrl,
+          apiKeyEnv: 'BENCH_KEY',
+          recipients: ['ops@bench.example'],
+        },
+      ],
+    },
+    { env: { BENCH_KEY: key } },
+  );
+  const queues: Queue[] = [];
+  const rt = createRuntime({
+    config,
+    store: new RedisStore(redis, 'unused'),
+    mailQueue: new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix: 'unused' }),
+    logger: silentLogger,
+  });
+  queues.push(rt.mailQueue);
+  const agent = new Agent();
+  let n = 0;
+  const fresh = async () => {
+    n += 1;
+    rt.store = new RedisStore(redis, `profile-${n}`);
+    rt.mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, {
+      connection: redis,
+      prefix: `profile-${n}`,
+    });
+    queues.push(rt.mailQueue);
+    await rt.mailQueue.waitUntilReady();
+  };
+  const baseline = async () => {
+    const response = await request(`${sandbox.baseUrl}/networks/traffic/isptrends`, {
+      dispatcher: agent,
+      headers: { 'x-service-api-key': key, accept: 'application/json' },
+    });
+    JSON.parse(await response.body.text());
+  };
+  const times = { baseline: 0, firstDay: 0, steady: 0 };
+  const timed = async (what: keyof typeof times, work: () => Promise<unknown>) => {
+    const start = performance.now();
+    await work();
+    times[what] += performance.now() - start;
+  };
+  const session = new Session();
+  session.connect();
+  try {
+    // Warm-up, not profiled.
+    for (const day of [FIRST_DAY, NEXT_DAY]) {
+      await sandbox.setDay(day);
+      await baseline();
+    }
+    await fresh();
+    for (const day of [FIRST_DAY, NEXT_DAY]) {
+      await sandbox.setDay(day);
+      await runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
+    }
+    // Timed without the profiler (it slows what it samples), then profiled: the checks only.
+    const round = async (profiled: boolean) => {
+      for (let i = 0; i < runs; i += 1) {
+        await fresh();
+        for (const day of [FIRST_DAY, NEXT_DAY]) {
+          await sandbox.setDay(day);
+          if (!profiled) await timed('baseline', baseline);
+          const check = () => runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
+          if (profiled) await check();
+          else await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
+        }
+      }
+    };
+    await round(false);
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+    await round(true);
+    const { profile } = await session.post('Profiler.stop');
+    if (out) writeFileSync(out, JSON.stringify(profile));
+    report(profile as unknown as { nodes: ProfileNode[]; startTime: number; endTime: number });
+    const per = (ms: number) => (ms / runs).toFixed(1);
+    console.log(
+      `\nwall per run: baseline ${per(times.baseline)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
+    );
+  } finally {
+    session.disconnect();
+    await rt.close();
+    await Promise.all(queues.map((q) => q.close()));
+    await agent.close();
+    await sandbox.close();
+    redis.disconnect();
+    await server.stop();
+  }
+}
+
+/** Self time by function and by file, the largest first. */
+function report(profile: { nodes: ProfileNode[]; startTime: number; endTime: number }): void {
+  const totalHits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    if (hits === 0) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url ? shortPath(url) : '(native)';
+    const fn = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + hits);
+    byFile.set(file, (byFile.get(file) ?? 0) + hits);
+  }
+  const show = (title: string, map: Map<string, number>, limit: number) => {
+    console.log(`\n${title} (self time, % of samples)`);
+    for (const [name, hits] of [...map].sort((a, b) => b[1] - a[1]).slice(0, limit))
+      console.log(`${((100 * hits) / totalHits).toFixed(1).padStart(5)}%  ${name}`);
+  };
+  show('functions', byFunction, 40);
+  show('files', byFile, 25);
+}
+
+function shortPath(url: string): string {
+  const file = url.replace(/^file:\/\//, '');
+  const at = file.indexOf('/node_modules/');
+  if (at >= 0) return file.slice(at + 1);
+  const dist = file.indexOf('/dist/');
+  return dist >= 0 ? file.slice(dist + 6) : path.basename(file);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
