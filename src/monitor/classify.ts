@@ -12,6 +12,7 @@ import {
   isClearlyCritical,
   measureEntryInto,
   severityOf,
+  storedDropPercent,
   type PairMeasure,
   type Thresholds,
 } from './thresholds.js';
@@ -112,7 +113,7 @@ function stepAlertable(
       quietRuns: 0,
       baseline: today.baseline,
       yesterday: today.yesterday,
-      dropPercent: today.dropPercent,
+      dropPercent: storedDropPercent(today.dropPercent),
     });
   }
   const next: ActivePair = {
@@ -126,7 +127,7 @@ function stepAlertable(
     quietRuns: 0,
     baseline: today.baseline,
     yesterday: today.yesterday,
-    dropPercent: today.dropPercent,
+    dropPercent: storedDropPercent(today.dropPercent),
   };
   if (silenced) return setStep(out, 'silenced', next);
   if (

@@ -14,6 +14,7 @@ import { pairEvent } from './pair-key.js';
 import type {
   ActivePair,
   Classification,
+  HistoryChanges,
   InvoiceChange,
   InvoiceSnapshot,
   IsoDate,
@@ -68,7 +69,7 @@ export type NotificationKind = DecidedNotification['kind'];
 export interface RunDecision {
   run: Omit<RunRecord, 'notificationIds'>;
   /** The history after the run (every pair still active, and the keys that left); absent: untouched. */
-  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
+  history?: HistoryChanges;
   /** Pair events e-mailed by this run. */
   sentEvents?: string[];
   premium?: PremiumState;

@@ -220,6 +220,13 @@ export interface DomainRollup {
 
 export type ClassCounts = Record<PairClass, number>;
 
+/** The history after a run (Classification.changes). */
+export interface HistoryChanges {
+  upsert: ActivePair[];
+  remove: string[];
+  runs?: WatchedRun[];
+}
+
 export interface Classification {
   asOf: IsoDate;
   /** Every pair of today and of the active history, each exactly once. */
@@ -231,7 +238,7 @@ export interface Classification {
    * writes the history whole, without reading it again); `remove` the keys that left it;
    * `runs` every listed run after this run (a pair not in today's list has none), written whole.
    */
-  changes: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
+  changes: HistoryChanges;
   /** Pairs in today's list that are neither alertable nor active (not classified). */
   belowThreshold?: number;
   /** Entries repeating a pair already seen in today's list (the first one counts). */
