@@ -20,8 +20,7 @@ import { startSandboxProcess } from './sandbox-process.js';
  * by function and by file (self time). Before that, the same runs unprofiled with the baseline
  * (fetch + JSON.parse) beside them, for their wall times.
  *
- *   npm run build && [PROFILE_ONLY=first|steady] node --expose-gc dist/bench/profile-check.js \
- *     [pairs=50000] [runs=10] [first-run.cpuprofile]
+ *   npm run build && node --expose-gc dist/bench/profile-check.js [pairs=50000] [runs=10] [out.cpuprofile]
  *
  * The .cpuprofile (optional) opens in Chrome's DevTools. Not part of `npm run bench`: a tool to
  * choose what to optimise, whose figures are proportions, not targets.
@@ -35,8 +34,6 @@ interface ProfileNode {
 
 const [pairs = 50_000, runs = 10] = process.argv.slice(2, 4).map(Number);
 const out = process.argv[4];
-/** Which checks the profile covers: both (default), 'first' (first day) or 'steady'. */
-const only = process.env.PROFILE_ONLY;
 const FIRST_DAY = '2026-11-21';
 const NEXT_DAY = '2026-11-22';
 
@@ -117,21 +114,19 @@ async function main(): Promise<void> {
           await sandbox.setDay(day);
           if (!profiled) await timed('baseline', baseline);
           const check = () => runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
-          const wanted = !only || only === (day === FIRST_DAY ? 'first' : 'steady');
-          if (profiled && wanted) await session.post('Profiler.start');
           if (profiled) await check();
-          if (profiled && wanted) profiles.push((await session.post('Profiler.stop')).profile);
           else await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
         }
       }
     };
-    const profiles: unknown[] = [];
     await round(false);
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
     await round(true);
-    if (out) writeFileSync(out, JSON.stringify(profiles[0]));
-    report(profiles as unknown as Array<{ nodes: ProfileNode[] }>);
+    const { profile } = await session.post('Profiler.stop');
+    if (out) writeFileSync(out, JSON.stringify(profile));
+    report(profile as unknown as { nodes: ProfileNode[]; startTime: number; endTime: number });
     const per = (ms: number) => (ms / runs).toFixed(1);
     console.log(
       `\nwall per run: baseline ${per(times.baseline)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
@@ -148,12 +143,11 @@ async function main(): Promise<void> {
 }
 
 /** Self time by function and by file, the largest first. */
-function report(profiles: Array<{ nodes: ProfileNode[] }>): void {
-  const nodes = profiles.flatMap((p) => p.nodes);
-  const totalHits = nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+function report(profile: { nodes: ProfileNode[]; startTime: number; endTime: number }): void {
+  const totalHits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
-  for (const node of nodes) {
+  for (const node of profile.nodes) {
     const hits = node.hitCount ?? 0;
     if (hits === 0) continue;
     const { functionName, url, lineNumber } = node.callFrame;

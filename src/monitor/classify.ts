@@ -12,7 +12,6 @@ import {
   isClearlyCritical,
   measureEntryInto,
   severityOf,
-  storedDropPercent,
   type PairMeasure,
   type Thresholds,
 } from './thresholds.js';
@@ -113,7 +112,7 @@ function stepAlertable(
       quietRuns: 0,
       baseline: today.baseline,
       yesterday: today.yesterday,
-      dropPercent: storedDropPercent(today.dropPercent),
+      dropPercent: today.dropPercent,
     });
   }
   const next: ActivePair = {
@@ -127,7 +126,7 @@ function stepAlertable(
     quietRuns: 0,
     baseline: today.baseline,
     yesterday: today.yesterday,
-    dropPercent: storedDropPercent(today.dropPercent),
+    dropPercent: today.dropPercent,
   };
   if (silenced) return setStep(out, 'silenced', next);
   if (

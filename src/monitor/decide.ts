@@ -14,7 +14,6 @@ import { pairEvent } from './pair-key.js';
 import type {
   ActivePair,
   Classification,
-  HistoryChanges,
   InvoiceChange,
   InvoiceSnapshot,
   IsoDate,
@@ -69,7 +68,7 @@ export type NotificationKind = DecidedNotification['kind'];
 export interface RunDecision {
   run: Omit<RunRecord, 'notificationIds'>;
   /** The history after the run (every pair still active, and the keys that left); absent: untouched. */
-  history?: HistoryChanges;
+  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Pair events e-mailed by this run. */
   sentEvents?: string[];
   premium?: PremiumState;

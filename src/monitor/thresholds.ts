@@ -62,14 +62,6 @@ export function isSustained(
   );
 }
 
-/**
- * A drop as the history keeps it (store/active-codec.ts): 2 decimals. Active pairs are made
- * with it, so a pair kept in memory (store/history-cache.ts) is the pair read back.
- */
-export function storedDropPercent(dropPercent: number): number {
-  return Math.round(dropPercent * 100) / 100;
-}
-
 export function severityOf(dropPercent: number, settings: Thresholds): Severity {
   return dropPercent >= settings.criticalDropPercent ? 'critical' : 'warning';
 }

@@ -220,13 +220,6 @@ export interface DomainRollup {
 
 export type ClassCounts = Record<PairClass, number>;
 
-/** The history after a run (Classification.changes). */
-export interface HistoryChanges {
-  upsert: ActivePair[];
-  remove: string[];
-  runs?: WatchedRun[];
-}
-
 export interface Classification {
   asOf: IsoDate;
   /** Every pair of today and of the active history, each exactly once. */
@@ -238,7 +231,7 @@ export interface Classification {
    * writes the history whole, without reading it again); `remove` the keys that left it;
    * `runs` every listed run after this run (a pair not in today's list has none), written whole.
    */
-  changes: HistoryChanges;
+  changes: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Pairs in today's list that are neither alertable nor active (not classified). */
   belowThreshold?: number;
   /** Entries repeating a pair already seen in today's list (the first one counts). */

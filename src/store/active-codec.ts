@@ -1,7 +1,6 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import { pairKey } from '../monitor/pair-key.js';
-import { storedDropPercent } from '../monitor/thresholds.js';
 import type { ActivePair } from '../monitor/types.js';
 import { domainLists, type Flat } from './domain-lists.js';
 
@@ -40,7 +39,7 @@ export function encodeActive(pairs: Iterable<ActivePair>): string {
     flat[at++] = p.quietRuns;
     flat[at++] = p.baseline;
     flat[at++] = p.yesterday;
-    flat[at++] = storedDropPercent(p.dropPercent);
+    flat[at++] = Math.round(p.dropPercent * 100) / 100;
     flat[at++] = p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf);
     domain.filled = at;
   }
@@ -98,32 +97,4 @@ export function decodeActive(blob: string | null | undefined): Map<string, Activ
     }
   }
   return active;
-}
-
-/**
- * A pair as decodeActive gives it back after encodeActive: the URL stored for its domain (that
- * of the domain's first pair) and the drop to 2 decimals, with decodeActive's fields in its
- * order. The classification makes its pairs so (monitor/classify.ts), and they are returned as
- * they are; another is copied. The history cache (history-cache.ts) keeps pairs in this form,
- * so that a check decides the same whether it decoded its history or found it kept
- * (test/store/history-cache.test.ts).
- */
-export function storedActivePair(p: ActivePair, domainUrl: string): ActivePair {
-  const dropPercent = storedDropPercent(p.dropPercent);
-  if (p.domainUrl === domainUrl && p.dropPercent === dropPercent) return p;
-  const pair: ActivePair = {
-    domainId: p.domainId,
-    isp: p.isp,
-    domainUrl,
-    firstSeen: p.firstSeen,
-    lastSeen: p.lastSeen,
-    lastNotified: p.lastNotified,
-    notifiedSeverity: p.notifiedSeverity,
-    quietRuns: p.quietRuns,
-    baseline: p.baseline,
-    yesterday: p.yesterday,
-    dropPercent,
-  };
-  if (p.quietAsOf !== undefined) pair.quietAsOf = p.quietAsOf;
-  return pair;
 }

@@ -83,8 +83,6 @@ export const FIELD = {
   active: 'active',
   /** The listed runs (monitor/runs.ts), one compact blob (store/runs-codec.ts). */
   runs: 'runs',
-  /** A random id written with every rewrite of `active` and `runs` (store/history-cache.ts). */
-  stamp: 'stamp',
   /** One JSON line per silence. */
   silences: 'silences',
   premium: 'premium',

@@ -6,7 +6,6 @@ import { addDays, isIsoDate, localDate } from '../dates.js';
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
   ActivePair,
-  HistoryChanges,
   InvoiceSnapshot,
   IsoDate,
   PremiumState,
@@ -30,7 +29,6 @@ import type {
 } from '../notify/types.js';
 import { decodeActive, encodeActive } from './active-codec.js';
 import { decodeRuns, encodeRuns } from './runs-codec.js';
-import { HistoryCache } from './history-cache.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
   invoiceSnapshotSchema,
@@ -56,7 +54,6 @@ import {
   deleteNetworkScript,
   leaseScript,
   handOverEpisodeScript,
-  loadScript,
   outboxAddScript,
   outboxScript,
   removeSilenceScript,
@@ -67,10 +64,9 @@ import {
 export interface NetworkState {
   /** Optimistic-concurrency revision; pass it back as RunEffect.expectedRev. */
   rev: number;
-  /** Shared with the history cache (store/history-cache.ts): read, never change. */
-  active: ReadonlyMap<string, ActivePair>;
-  /** The listed runs by pairKey (monitor/runs.ts); shared like `active`. */
-  runs: ReadonlyMap<string, WatchedRun>;
+  active: Map<string, ActivePair>;
+  /** The listed runs by pairKey (monitor/runs.ts). */
+  runs: Map<string, WatchedRun>;
   /** The network's silences unexpired at `now`. */
   silences: Silence[];
   premium?: PremiumState;
@@ -97,7 +93,7 @@ export interface RunEffect {
    * The history after the run: `upsert` must hold EVERY pair active after the run (as
    * `Classification.changes` does); the history is rewritten whole from it. Absent: untouched.
    */
-  history?: HistoryChanges;
+  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
   /** Added to the outbox; an id already there (pending, sent or failed) is not added again. */
   notifications: Notification[];
   /**
@@ -148,8 +144,6 @@ const DAY_MS = 86_400_000;
  */
 export class RedisStore implements OutboxStore {
   readonly keys: StoreKeys;
-  /** The history this store committed last, per network, decoded (store/history-cache.ts). */
-  private readonly history = new HistoryCache();
 
   constructor(
     private readonly redis: RedisClient,
@@ -165,36 +159,26 @@ export class RedisStore implements OutboxStore {
   async loadNetworkState(networkId: string, options: LoadOptions): Promise<NetworkState> {
     checkDate(options.asOf);
     const runKey = runField(options.kind, options.asOf);
-    // The history this store committed last, if it is still the stored one: Redis then leaves
-    // its blobs out (store/history-cache.ts).
-    const held = this.history.held(networkId);
-    const reply = await this.networkCall(networkId, 'load', () =>
-      loadScript.run(
-        this.redis,
-        [this.keys.network(networkId)],
-        [
-          held?.stamp ?? '',
-          FIELD.stamp,
-          FIELD.active,
-          FIELD.runs,
+    const [rev, active, silences, premium, problem, run, sent, invoice, runs] =
+      await this.networkCall(networkId, 'load', () =>
+        this.redis.hmget(
+          this.keys.network(networkId),
           FIELD.rev,
+          FIELD.active,
           FIELD.silences,
           FIELD.premium,
           FIELD.problem,
-          runKey,
+          runField(options.kind, options.asOf),
           sentField(options.asOf),
           FIELD.invoice,
-        ],
-      ),
-    );
-    const [stamp, active, runs, rev, silences, premium, problem, run, sent, invoice] =
-      reply as Array<string | null>;
-    const kept = held !== undefined && stamp === held.stamp ? held : undefined;
+          FIELD.runs,
+        ),
+      );
     const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
     const state: NetworkState = {
       rev: read(FIELD.rev, () => parseRev(rev)),
-      active: kept?.active ?? read(FIELD.active, () => decodeActive(active)),
-      runs: kept?.runs ?? read(FIELD.runs, () => decodeRuns(runs)),
+      active: read(FIELD.active, () => decodeActive(active)),
+      runs: read(FIELD.runs, () => decodeRuns(runs)),
       silences: read(FIELD.silences, () => parseSilences(silences)).filter((s) =>
         isSilenceActive(s, options.now),
       ),
@@ -229,10 +213,8 @@ export class RedisStore implements OutboxStore {
     const rField = runField(run.kind, run.asOf);
     const sField = sentField(run.asOf);
     const set: string[] = [];
-    const stamp = effect.history ? HistoryCache.newStamp() : undefined;
     if (effect.history) set.push(FIELD.active, encodeActive(effect.history.upsert));
     if (effect.history?.runs) set.push(FIELD.runs, encodeRuns(effect.history.runs));
-    if (stamp) set.push(FIELD.stamp, stamp);
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
     if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
     if (effect.invoiceSnapshot) {
@@ -289,11 +271,7 @@ export class RedisStore implements OutboxStore {
       ),
     )) as [string, string];
     const [status, detail] = reply;
-    if (status === 'ok') {
-      if (stamp && effect.history?.runs) this.history.keep(networkId, stamp, effect.history);
-      else if (stamp) this.history.forget(networkId);
-      return { committed: true, rev: Number(detail) };
-    }
+    if (status === 'ok') return { committed: true, rev: Number(detail) };
     if (status === 'exists') {
       return {
         committed: false,

@@ -21,29 +21,6 @@ end
 `;
 
 /**
- * A network's state for a run: HMGET of the fields asked, except that the two history blobs
- * (the 2nd and 3rd fields asked, after the history stamp) are left out when the stamp is the
- * one the caller names: it holds that history decoded already (store/history-cache.ts).
- * KEYS: 1 network hash. ARGV: the stamp the caller holds ('' none), then the fields, the stamp
- * field first, then the active pairs and the listed runs.
- * Returns the values in the order asked (nil for a field absent or left out); a WRONGTYPE is
- * returned as the error it is.
- */
-export const loadScript = new LuaScript(
-  'load',
-  `
-local held = ARGV[1]
-local values = redis.pcall('HMGET', KEYS[1], unpack(ARGV, 2))
-if values['err'] then return values end
-if held ~= '' and values[1] == held then
-  values[2] = false
-  values[3] = false
-end
-return values
-`,
-);
-
-/**
  * A run's whole effect.
  * KEYS: 1 network hash, 2 outbox bodies, 3 outbox pending, 4 invoice list, 5 networks set
  * ARGV: revField, indexField, runField, sentField, expectedRev, force ('1'/'0'), runJson,
