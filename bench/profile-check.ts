@@ -20,7 +20,8 @@ import { startSandboxProcess } from './sandbox-process.js';
  * by function and by file (self time). Before that, the same runs unprofiled with the baseline
  * (fetch + JSON.parse) beside them, for their wall times.
  *
- *   npm run build && node --expose-gc dist/bench/profile-check.js [pairs=50000] [runs=10] [out.cpuprofile]
+ *   npm run build && [PROFILE_ONLY=first|steady] node --expose-gc dist/bench/profile-check.js \
+ *     [pairs=50000] [runs=10] [first-run.cpuprofile]
  *
  * The .cpuprofile (optional) opens in Chrome's DevTools. Not part of `npm run bench`: a tool to
  * choose what to optimise, whose figures are proportions, not targets.
@@ -34,6 +35,8 @@ interface ProfileNode {
 
 const [pairs = 50_000, runs = 10] = process.argv.slice(2, 4).map(Number);
 const out = process.argv[4];
+/** Which checks the profile covers: both (default), 'first' (first day), 'steady' or 'none'. */
+const only = process.env.PROFILE_ONLY;
 const FIRST_DAY = '2026-11-21';
 const NEXT_DAY = '2026-11-22';
 
@@ -93,8 +96,8 @@ async function main(): Promise<void> {
     await work();
     times[what] += performance.now() - start;
   };
+  // Connected after the timed round: a connected inspector session slows the process down.
   const session = new Session();
-  session.connect();
   try {
     // Warm-up, not profiled.
     for (const day of [FIRST_DAY, NEXT_DAY]) {
@@ -114,23 +117,27 @@ async function main(): Promise<void> {
           await sandbox.setDay(day);
           if (!profiled) await timed('baseline', baseline);
           const check = () => runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
+          const wanted = !only || only === (day === FIRST_DAY ? 'first' : 'steady');
+          if (profiled && wanted) await session.post('Profiler.start');
           if (profiled) await check();
+          if (profiled && wanted) profiles.push((await session.post('Profiler.stop')).profile);
           else await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
         }
       }
     };
+    const profiles: unknown[] = [];
     await round(false);
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    await session.post('Profiler.start');
-    await round(true);
-    const { profile } = await session.post('Profiler.stop');
-    if (out) writeFileSync(out, JSON.stringify(profile));
-    report(profile as unknown as { nodes: ProfileNode[]; startTime: number; endTime: number });
     const per = (ms: number) => (ms / runs).toFixed(1);
     console.log(
-      `\nwall per run: baseline ${per(times.baseline)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
+      `wall per run: baseline ${per(times.baseline)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
     );
+    if (only === 'none') return;
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await round(true);
+    if (out) writeFileSync(out, JSON.stringify(profiles[0]));
+    report(profiles as unknown as Array<{ nodes: ProfileNode[] }>);
   } finally {
     session.disconnect();
     await rt.close();
@@ -143,11 +150,12 @@ async function main(): Promise<void> {
 }
 
 /** Self time by function and by file, the largest first. */
-function report(profile: { nodes: ProfileNode[]; startTime: number; endTime: number }): void {
-  const totalHits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+function report(profiles: Array<{ nodes: ProfileNode[] }>): void {
+  const nodes = profiles.flatMap((p) => p.nodes);
+  const totalHits = nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
-  for (const node of profile.nodes) {
+  for (const node of nodes) {
     const hits = node.hitCount ?? 0;
     if (hits === 0) continue;
     const { functionName, url, lineNumber } = node.callFrame;
