@@ -20,7 +20,8 @@ import { startSandboxProcess } from './sandbox-process.js';
  * by function and by file (self time). Before that, the same runs unprofiled with the baseline
  * (fetch + JSON.parse) beside them, for their wall times.
  *
- *   npm run build && [PROFILE_ONLY=first|steady] node --expose-gc dist/bench/profile-check.js \
+ *   npm run build && [PROFILE_ONLY=first|steady|none] [PROFILE_HEAP=1] \
+ *     node --expose-gc dist/bench/profile-check.js \
  *     [pairs=50000] [runs=10] [first-run.cpuprofile]
  *
  * The .cpuprofile (optional) opens in Chrome's DevTools. Not part of `npm run bench`: a tool to
@@ -37,6 +38,17 @@ const [pairs = 50_000, runs = 10] = process.argv.slice(2, 4).map(Number);
 const out = process.argv[4];
 /** Which checks the profile covers: both (default), 'first' (first day), 'steady' or 'none'. */
 const only = process.env.PROFILE_ONLY;
+/** PROFILE_HEAP=1: where the checks allocate (V8's sampling heap profiler), not their CPU. */
+const heap = process.env.PROFILE_HEAP === '1';
+
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+interface HeapProfile {
+  head: HeapNode;
+}
 const FIRST_DAY = '2026-11-21';
 const NEXT_DAY = '2026-11-22';
 
@@ -118,21 +130,40 @@ async function main(): Promise<void> {
           if (!profiled) await timed('baseline', baseline);
           const check = () => runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
           const wanted = !only || only === (day === FIRST_DAY ? 'first' : 'steady');
-          if (profiled && wanted) await session.post('Profiler.start');
-          if (profiled) await check();
-          if (profiled && wanted) profiles.push((await session.post('Profiler.stop')).profile);
-          else await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
+          if (!profiled) await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
+          else if (!wanted) await check();
+          else if (heap) {
+            await session.post('HeapProfiler.startSampling', {
+              samplingInterval: 4096,
+              includeObjectsCollectedByMajorGC: true,
+              includeObjectsCollectedByMinorGC: true,
+            });
+            await check();
+            heapProfiles.push((await session.post('HeapProfiler.stopSampling')).profile);
+          } else {
+            await session.post('Profiler.start');
+            await check();
+            profiles.push((await session.post('Profiler.stop')).profile);
+          }
         }
       }
     };
     const profiles: unknown[] = [];
+    const heapProfiles: HeapProfile[] = [];
     await round(false);
+    // Per run: the baseline was timed once per day, the checks once per run each.
     const per = (ms: number) => (ms / runs).toFixed(1);
     console.log(
-      `wall per run: baseline ${per(times.baseline)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
+      `wall per run: baseline ${per(times.baseline / 2)} ms, first day ${per(times.firstDay)} ms, steady ${per(times.steady)} ms (${pairs} pairs, ${runs} runs each)`,
     );
     if (only === 'none') return;
     session.connect();
+    if (heap) {
+      await session.post('HeapProfiler.enable');
+      await round(true);
+      reportHeap(heapProfiles, runs);
+      return;
+    }
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
     await round(true);
@@ -171,6 +202,24 @@ function report(profiles: Array<{ nodes: ProfileNode[] }>): void {
   };
   show('functions', byFunction, 40);
   show('files', byFile, 25);
+}
+
+/** Bytes allocated per check by function (sampled; garbage included), the largest first. */
+function reportHeap(profiles: HeapProfile[], checks: number): void {
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const fn = `${functionName || '(anonymous)'} ${url ? shortPath(url) : '(native)'}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    node.children.forEach(walk);
+  };
+  profiles.forEach((p) => walk(p.head));
+  const mb = (bytes: number) => (bytes / checks / 2 ** 20).toFixed(2).padStart(7);
+  console.log(`\nallocated per check: ${mb(total)} MiB (sampled), by function`);
+  for (const [name, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`${mb(bytes)} MiB  ${name}`);
 }
 
 function shortPath(url: string): string {
