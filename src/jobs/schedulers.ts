@@ -84,20 +84,7 @@ export async function reconcileSchedulers(options: ReconcileOptions): Promise<Re
     const toRemove = [...existing.keys()].filter((id) => parseSchedulerId(id) && !wanted.has(id));
 
     await inBatches(toUpsert, options.concurrency ?? 64, (d) =>
-      options.queue.upsertJobScheduler(
-        d.id,
-        { pattern: d.pattern, tz: d.tz },
-        {
-          name: d.kind,
-          data: { networkId: d.networkId, trigger: 'schedule' },
-          opts: {
-            attempts: options.jobOptions.attempts,
-            backoff: { type: 'exponential', delay: options.jobOptions.backoffMs, jitter: 0.5 },
-            removeOnComplete: { age: 7 * 86_400, count: 1000 },
-            removeOnFail: { age: 30 * 86_400, count: 1000 },
-          },
-        },
-      ),
+      upsertScheduler(options.queue, d, options.jobOptions),
     );
     await inBatches(toRemove, options.concurrency ?? 64, (id) =>
       options.queue.removeJobScheduler(id),
@@ -110,6 +97,70 @@ export async function reconcileSchedulers(options: ReconcileOptions): Promise<Re
     options.logger.info(result, 'job schedulers reconciled');
     return result;
   });
+}
+
+function upsertScheduler(
+  queue: Queue<CheckJobData>,
+  d: DesiredScheduler,
+  jobOptions: ReconcileOptions['jobOptions'],
+): Promise<unknown> {
+  return queue.upsertJobScheduler(
+    d.id,
+    { pattern: d.pattern, tz: d.tz },
+    {
+      name: d.kind,
+      data: { networkId: d.networkId, trigger: 'schedule' },
+      opts: {
+        attempts: jobOptions.attempts,
+        backoff: { type: 'exponential', delay: jobOptions.backoffMs, jitter: 0.5 },
+        removeOnComplete: { age: 7 * 86_400, count: 1000 },
+        removeOnFail: { age: 30 * 86_400, count: 1000 },
+      },
+    },
+  );
+}
+
+/**
+ * A job scheduler lives on through its next job: BullMQ adds each run's successor when the run
+ * starts. Should that job be lost (a failover to a replica that had not received it: BullMQ's
+ * own writes are not confirmed by replicas, docs/design.md "Failovers"), the scheduler still
+ * exists and names its next time, but nothing runs again until a worker restarts.
+ *
+ * So the worker looks every sweep: one ZRANGE of the schedulers, one pipelined EXISTS of each
+ * one's next job. A scheduler of the config whose next job is missing is upserted again with the
+ * same settings, which adds the job back (at the same time when it is still ahead). Returns the
+ * ids restored.
+ */
+export async function restoreLostSchedulerJobs(options: {
+  queue: Queue<CheckJobData>;
+  redis: RedisClient;
+  networks: readonly NetworkConfig[];
+  jobOptions: ReconcileOptions['jobOptions'];
+  logger: Logger;
+}): Promise<string[]> {
+  const { queue, redis } = options;
+  const desired = new Map(desiredSchedulers(options.networks).map((d) => [d.id, d]));
+  const flat = await redis.zrange(queue.toKey('repeat'), 0, -1, 'WITHSCORES');
+  const next: Array<{ scheduler: DesiredScheduler; jobKey: string }> = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const scheduler = desired.get(flat[i]!);
+    // BullMQ's id of a scheduler's next job (JobScheduler.getSchedulerNextJobId).
+    if (scheduler)
+      next.push({ scheduler, jobKey: queue.toKey(`repeat:${flat[i]}:${flat[i + 1]}`) });
+  }
+  if (next.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const n of next) pipeline.exists(n.jobKey);
+  const replies = (await pipeline.exec()) ?? [];
+  const lost = next.filter((_, i) => replies[i]?.[0] === null && replies[i]?.[1] === 0);
+  for (const { scheduler } of lost) {
+    await upsertScheduler(queue, scheduler, options.jobOptions);
+    options.logger.warn(
+      { scheduler: scheduler.id, network: scheduler.networkId },
+      `job scheduler ${scheduler.id} had lost its next job (a Redis failover or restart); added again`,
+    );
+  }
+  return lost.map((l) => l.scheduler.id);
 }
 
 async function inBatches<T>(

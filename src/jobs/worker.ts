@@ -31,7 +31,7 @@ import {
 } from './redis.js';
 import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { reconcileSchedulers } from './schedulers.js';
+import { reconcileSchedulers, restoreLostSchedulerJobs, withLock } from './schedulers.js';
 import { STOP_WITHOUT_REDIS_MS } from './signals.js';
 import type { CheckOutcome } from './traffic-check.js';
 
@@ -105,11 +105,12 @@ export async function startWorker(
     },
   });
 
+  const schedulerLock = `${prefix}:lock:schedulers`;
   const schedule = async (from: Config) => {
     await reconcileSchedulers({
       queue: checksQueue,
       redis,
-      lockKey: `${prefix}:lock:schedulers`,
+      lockKey: schedulerLock,
       networks: from.networks,
       jobOptions: { attempts: from.worker.attempts, backoffMs: from.worker.backoffMs },
       logger,
@@ -205,8 +206,23 @@ export async function startWorker(
       ),
     );
 
-  // Every minute: the outbox's due entries, and the unreadable-state episodes of networks whose
-  // state reads again (jobs/unreadable-state.ts).
+  // A scheduler whose next job was lost is added again (jobs/schedulers.ts), under the lock a
+  // reconciliation takes, with the config in force then: never one a reload has just removed.
+  const restoreSchedulers = () =>
+    withLock(redis, schedulerLock, 30_000, () =>
+      restoreLostSchedulerJobs({
+        queue: checksQueue,
+        redis,
+        networks: runtime.config.networks,
+        jobOptions: {
+          attempts: runtime.config.worker.attempts,
+          backoffMs: runtime.config.worker.backoffMs,
+        },
+        logger,
+      }),
+    );
+  // Every minute: the outbox's due entries, the unreadable-state episodes of networks whose
+  // state reads again (jobs/unreadable-state.ts), and the schedulers' next jobs.
   const sweep = () => {
     const now = (options.now ?? Date.now)();
     return Promise.all([
@@ -216,6 +232,11 @@ export async function startWorker(
       handOverRepairedEpisodes(runtime, now).catch((error: Error) =>
         logger.warn(`unreadable-state sweep failed: ${error.message}`),
       ),
+      options.schedulers === false
+        ? undefined
+        : restoreSchedulers().catch((error: Error) =>
+            logger.warn(`scheduler check failed: ${error.message}`),
+          ),
     ]);
   };
   await sweep();

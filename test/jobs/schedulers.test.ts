@@ -8,6 +8,7 @@ import {
   dstGapChecker,
   desiredSchedulers,
   reconcileSchedulers,
+  restoreLostSchedulerJobs,
 } from '../../src/jobs/schedulers.js';
 import { silentLogger } from '../../src/log.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
@@ -127,5 +128,46 @@ describe('reconcileSchedulers (real Redis, real BullMQ)', () => {
         delayed.filter((j) => j.name === 'traffic-check' && j.data.networkId === id),
       ).toHaveLength(1);
     }
+  });
+
+  /** What a failover to a replica that missed it does to a scheduler's next job: it is gone. */
+  async function loseNextJob(schedulerId: string): Promise<string> {
+    const [scheduler] = (await queue.getJobSchedulers(0, -1, true)).filter(
+      (x) => x.key === schedulerId,
+    );
+    const jobId = `repeat:${schedulerId}:${scheduler?.next}`;
+    expect(await queue.getJob(jobId)).toBeDefined();
+    await client.del(queue.toKey(jobId));
+    await client.zrem(queue.toKey('delayed'), jobId);
+    expect(await queue.getJob(jobId)).toBeUndefined();
+    return jobId;
+  }
+
+  it("adds back a next job that was lost, for the config's schedulers only, once", async () => {
+    const nets = networks(['h1', 'h2']);
+    await reconcile(nets);
+    const restore = (from: ReturnType<typeof networks>) =>
+      restoreLostSchedulerJobs({
+        queue,
+        redis: client,
+        networks: from,
+        jobOptions: { attempts: 5, backoffMs: 1000 },
+        logger: silentLogger,
+      });
+    expect(await restore(nets)).toEqual([]);
+    const lost = await loseNextJob('traffic-check:h1');
+    const gone = await loseNextJob('traffic-check:h2');
+    // h2 is no longer configured (a reload is about to remove it): its scheduler is not revived.
+    expect(await restore(networks(['h1']))).toEqual(['traffic-check:h1']);
+    const back = await queue.getJob(lost);
+    expect(back?.data).toEqual({ networkId: 'h1', trigger: 'schedule' });
+    expect(await queue.getJobState(lost)).toBe('delayed');
+    expect(await queue.getJob(gone)).toBeUndefined();
+    expect(await restore(networks(['h1']))).toEqual([]);
+    // The scheduler itself was left as it was.
+    const [h1] = (await queue.getJobSchedulers(0, -1, true)).filter(
+      (x) => x.key === 'traffic-check:h1',
+    );
+    expect(h1).toMatchObject({ pattern: '0 7 * * *', tz: 'Europe/Berlin' });
   });
 });
