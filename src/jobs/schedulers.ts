@@ -126,10 +126,10 @@ function upsertScheduler(
  * own writes are not confirmed by replicas, docs/design.md "Failovers"), the scheduler still
  * exists and names its next time, but nothing runs again until a worker restarts.
  *
- * So the worker looks every sweep: one ZRANGE of the schedulers, one pipelined EXISTS of each
- * one's next job. A scheduler of the config whose next job is missing is upserted again with the
- * same settings, which adds the job back (at the same time when it is still ahead). Returns the
- * ids restored.
+ * So the worker looks every sweep: one ZRANGE of the schedulers, then one pipelined HMGET of
+ * each one's next job. A scheduler of the config whose next job is missing (or has run without a
+ * successor) is upserted again with the same settings, which adds the job back (at the same
+ * time when it is still ahead). Returns the ids restored.
  */
 export async function restoreLostSchedulerJobs(options: {
   queue: Queue<CheckJobData>;
@@ -141,18 +141,29 @@ export async function restoreLostSchedulerJobs(options: {
   const { queue, redis } = options;
   const desired = new Map(desiredSchedulers(options.networks).map((d) => [d.id, d]));
   const flat = await redis.zrange(queue.toKey('repeat'), 0, -1, 'WITHSCORES');
-  const next: Array<{ scheduler: DesiredScheduler; jobKey: string }> = [];
+  const next: Array<{ scheduler: DesiredScheduler; next: string; jobKey: string }> = [];
   for (let i = 0; i < flat.length; i += 2) {
     const scheduler = desired.get(flat[i]!);
+    const at = flat[i + 1]!;
     // BullMQ's id of a scheduler's next job (JobScheduler.getSchedulerNextJobId).
     if (scheduler)
-      next.push({ scheduler, jobKey: queue.toKey(`repeat:${flat[i]}:${flat[i + 1]}`) });
+      next.push({ scheduler, next: at, jobKey: queue.toKey(`repeat:${flat[i]}:${at}`) });
   }
   if (next.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const n of next) pipeline.exists(n.jobKey);
-  const replies = (await pipeline.exec()) ?? [];
-  const lost = next.filter((_, i) => replies[i]?.[0] === null && replies[i]?.[1] === 0);
+  // Missing, or finished with no successor (BullMQ adds it in a step of its own after a run
+  // starts; a failure right then leaves the scheduler naming a job that has run).
+  const read = await pipelined(redis, next, (p, n) => p.hmget(n.jobKey, 'timestamp', 'finishedOn'));
+  const suspects = next.filter((_, i) => {
+    const [timestamp, finishedOn] = (read[i] ?? []) as Array<string | null>;
+    return timestamp === null || finishedOn !== null;
+  });
+  if (suspects.length === 0) return [];
+  // A run that finished between the two reads has its successor by now: asked again, such a
+  // scheduler names another next time and is left alone.
+  const now = await pipelined(redis, suspects, (p, n) =>
+    p.zscore(queue.toKey('repeat'), n.scheduler.id),
+  );
+  const lost = suspects.filter((n, i) => now[i] === n.next);
   for (const { scheduler } of lost) {
     await upsertScheduler(queue, scheduler, options.jobOptions);
     options.logger.warn(
@@ -161,6 +172,21 @@ export async function restoreLostSchedulerJobs(options: {
     );
   }
   return lost.map((l) => l.scheduler.id);
+}
+
+/** One command per item in one round trip; each reply, or throws the first error. */
+async function pipelined<T>(
+  redis: RedisClient,
+  items: readonly T[],
+  add: (pipeline: ReturnType<RedisClient['pipeline']>, item: T) => unknown,
+): Promise<unknown[]> {
+  const pipeline = redis.pipeline();
+  for (const item of items) add(pipeline, item);
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
 }
 
 async function inBatches<T>(

@@ -170,4 +170,26 @@ describe('reconcileSchedulers (real Redis, real BullMQ)', () => {
     );
     expect(h1).toMatchObject({ pattern: '0 7 * * *', tz: 'Europe/Berlin' });
   });
+
+  it('adds back the successor of a run that started without one (the scheduler names a run that has finished)', async () => {
+    const nets = networks(['h3']);
+    await reconcile(nets);
+    const lost = await loseNextJob('traffic-check:h3');
+    // As BullMQ leaves it when adding the successor failed: the scheduler still names the
+    // run of the day before, which has finished.
+    const ranAt = Number(lost.split(':').pop()) - 86_400_000;
+    const ran = `repeat:traffic-check:h3:${ranAt}`;
+    await client.zadd(queue.toKey('repeat'), ranAt, 'traffic-check:h3');
+    await client.hset(queue.toKey(ran), 'timestamp', ranAt, 'finishedOn', ranAt + 5_000);
+    const restored = await restoreLostSchedulerJobs({
+      queue,
+      redis: client,
+      networks: nets,
+      jobOptions: { attempts: 5, backoffMs: 1000 },
+      logger: silentLogger,
+    });
+    expect(restored).toEqual(['traffic-check:h3']);
+    // The next run is the one the cron names next, as before.
+    expect(await queue.getJobState(lost)).toBe('delayed');
+  });
 });
