@@ -226,8 +226,10 @@ export function isReady(client: RedisClient): boolean {
 }
 
 /**
- * Resolves once `client` has been unreachable (not ready) for `ms` in a row; `cancel` stops
- * watching. Polls the connection's status, which ioredis keeps while it reconnects.
+ * Resolves once `client` has been unreachable (not ready) for `ms` in a row, or at the first
+ * poll once it has ended for good (ioredis no longer reconnects it: waiting cannot help);
+ * `cancel` stops watching. Polls the connection's status, which ioredis keeps while it
+ * reconnects.
  */
 export function unreachableFor(
   client: RedisClient,
@@ -243,7 +245,7 @@ export function unreachableFor(
         return;
       }
       downSince ??= Date.now();
-      if (Date.now() - downSince >= ms) {
+      if (Date.now() - downSince >= ms || client.status === 'end') {
         clearInterval(timer);
         resolve();
       }

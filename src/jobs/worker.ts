@@ -68,6 +68,12 @@ export interface StartWorkerOptions {
   monitoring?: MonitoringOptions;
   /** How to read the config again on a reload (`thm worker`: the same file and environment). */
   loadConfig?: () => Config;
+  /**
+   * Told when the worker's Redis connection has ended for good without `close()`: ioredis has
+   * stopped reconnecting, so this worker cannot process again (see jobs/redis.ts for the one
+   * case known, fixed there). `thm worker` exits 1 then, for its supervisor to start it again.
+   */
+  onConnectionEnded?: () => void;
 }
 
 export async function startWorker(
@@ -77,6 +83,14 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const prefix = config.redis.prefix;
   const redis = connectRedis(config.redis, logger);
+  let closing: Promise<void> | undefined;
+  redis.once('end', () => {
+    if (closing !== undefined) return;
+    logger.error(
+      'the Redis connection has ended for good (ioredis stopped reconnecting): this worker cannot process again',
+    );
+    options.onConnectionEnded?.();
+  });
   await redis.ping();
   await checkEvictionPolicy(redis, logger);
   logConfigWarnings(config, logger);
@@ -272,7 +286,6 @@ export async function startWorker(
       })
     : undefined;
 
-  let closing: Promise<void> | undefined;
   let monitoring: Monitoring | undefined;
   const running: RunningWorker = {
     runtime,
@@ -300,8 +313,12 @@ export async function startWorker(
         ]);
         outage.cancel();
         if (!finished) {
+          const why =
+            redis.status === 'end'
+              ? 'the Redis connection has ended'
+              : `Redis unreachable for ${STOP_WITHOUT_REDIS_MS / 1000} s`;
           logger.warn(
-            `stopping: Redis unreachable for ${STOP_WITHOUT_REDIS_MS / 1000} s; active jobs are left to their locks, and another worker takes them over once a lock expires (worker.lockDurationMs)`,
+            `stopping: ${why}; active jobs are left to their locks, and another worker takes them over once a lock expires (worker.lockDurationMs)`,
           );
           // Rejects what waits for Redis, so the workers' loops end; not awaited further.
           redis.disconnect();

@@ -21,7 +21,15 @@ export function registerWorkerCommand(program: Command): void {
       // Loaded on demand: the other commands start without the whole daemon. The signals are
       // handled from now on, the start-up included.
       const starting = import('../../jobs/worker.js').then(({ startWorker }) =>
-        startWorker(config, logger, { loadConfig: () => loadConfig({ file }) }),
+        startWorker(config, logger, {
+          loadConfig: () => loadConfig({ file }),
+          // Its line written first, then exit 1: the supervisor starts a worker that can work.
+          onConnectionEnded: () => {
+            process.exitCode = 1;
+            setTimeout(() => process.exit(1), 1_000);
+            logger.flush(() => process.exit(1));
+          },
+        }),
       );
       handleSignals(starting, logger);
       await starting;
