@@ -168,7 +168,7 @@ export async function restoreLostSchedulerJobs(options: {
     await upsertScheduler(queue, scheduler, options.jobOptions);
     options.logger.warn(
       { scheduler: scheduler.id, network: scheduler.networkId },
-      `job scheduler ${scheduler.id} had lost its next job (a Redis failover or restart); added again`,
+      `job scheduler ${scheduler.id} had lost its next job (lost in a Redis failover or restart, or never added); added again`,
     );
   }
   return lost.map((l) => l.scheduler.id);
