@@ -1,20 +1,35 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { redisServerAvailable } from '../../src/demo/private-redis.js';
 
 /**
  * Runs once before the suite: the CLI tests run the real binary, which runs dist/. Type errors
  * do not stop the build (tsc still emits; `npm run typecheck` is where they fail CI), so one
  * unfinished module cannot take every test file down with it.
+ *
+ * The suite's temporary files (redis-server data, configs, outboxes, key files) go to one
+ * directory of its own (TMPDIR, which the test processes and what they spawn inherit), removed
+ * when the suite ends: a test that does not delete its own leaves nothing behind.
  */
-export default function setup(): void {
+export default function setup(): () => void {
   if (!redisServerAvailable()) {
     throw new Error(
       'redis-server is not installed: the tests start their own. Debian: apt-get install -y redis-server',
     );
   }
+  const outer = process.env.TMPDIR;
+  const scratch = mkdtempSync(path.join(tmpdir(), 'thm-tests-'));
+  process.env.TMPDIR = scratch;
   const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
   if (build.status !== 0)
     process.stderr.write(
       `warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`,
     );
+  return () => {
+    if (outer === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = outer;
+    rmSync(scratch, { recursive: true, force: true });
+  };
 }
