@@ -140,7 +140,8 @@ export async function restoreLostSchedulerJobs(options: {
 }): Promise<string[]> {
   const { queue, redis } = options;
   const desired = new Map(desiredSchedulers(options.networks).map((d) => [d.id, d]));
-  const flat = await redis.zrange(queue.toKey('repeat'), 0, -1, 'WITHSCORES');
+  const schedulersKey = queue.toKey('repeat');
+  const flat = await redis.zrange(schedulersKey, 0, -1, 'WITHSCORES');
   const next: Array<{ scheduler: DesiredScheduler; next: string; jobKey: string }> = [];
   for (let i = 0; i < flat.length; i += 2) {
     const scheduler = desired.get(flat[i]!);
@@ -160,9 +161,7 @@ export async function restoreLostSchedulerJobs(options: {
   if (suspects.length === 0) return [];
   // A run that finished between the two reads has its successor by now: asked again, such a
   // scheduler names another next time and is left alone.
-  const now = await pipelined(redis, suspects, (p, n) =>
-    p.zscore(queue.toKey('repeat'), n.scheduler.id),
-  );
+  const now = await pipelined(redis, suspects, (p, n) => p.zscore(schedulersKey, n.scheduler.id));
   const lost = suspects.filter((n, i) => now[i] === n.next);
   for (const { scheduler } of lost) {
     await upsertScheduler(queue, scheduler, options.jobOptions);

@@ -48,6 +48,13 @@ const log: Logger = debugFile
   ? createLogger({ level: 'debug', destination: createWriteStream(debugFile, { flags: 'a' }) })
   : silentLogger;
 
+/** The scenario's worker (monitoring on, a 1 s canary), its log and job events to the debug log. */
+async function startLoggedWorker(stack: TopologyStack): Promise<RunningWorker> {
+  const w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } }, log);
+  logJobEvents(w);
+  return w;
+}
+
 /** The worker's job events, in the debug log. */
 function logJobEvents(w: RunningWorker): void {
   if (!debugFile) return;
@@ -240,8 +247,7 @@ describe('failover with a run in flight: Redis Cluster (3 masters, 3 replicas)',
   beforeAll(async () => {
     cluster = await startCluster();
     stack = await startTopologyStack({ prefix, cluster: { nodes: cluster.seeds } }, { worker });
-    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } }, log);
-    logJobEvents(w);
+    w = await startLoggedWorker(stack);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -295,8 +301,7 @@ describe('failover with a run in flight: Redis Sentinel (master, replica, 3 Sent
       },
       { worker },
     );
-    w = await stack.startWorker({ monitoring: { port: 0, canaryIntervalMs: 1_000 } }, log);
-    logJobEvents(w);
+    w = await startLoggedWorker(stack);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();

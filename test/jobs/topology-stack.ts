@@ -7,6 +7,7 @@ import { connectRedis } from '../../src/jobs/redis.js';
 import type { CheckOutcome } from '../../src/jobs/traffic-check.js';
 import { startWorker, type RunningWorker, type StartWorkerOptions } from '../../src/jobs/worker.js';
 import { silentLogger, type Logger } from '../../src/log.js';
+import { withTimeout } from '../../src/observability/with-timeout.js';
 import { waitFor } from '../harness/ports.js';
 import { startTestSandbox, TEST_HTTP, type TestSandbox } from '../harness/sandbox.js';
 import { startSmtp, type TestSmtp } from '../harness/smtp.js';
@@ -101,19 +102,11 @@ export async function startTopologyStack(
           };
           // A read waits for the connection (maxRetriesPerRequest: null): bounded, so a
           // connection that never comes back ends in this wait's timeout, not the test's.
-          let timer: NodeJS.Timeout | undefined;
           try {
-            return await Promise.race([
-              read(),
-              new Promise<undefined>(
-                (resolve) => (timer = setTimeout(() => resolve(undefined), 5_000)),
-              ),
-            ]);
+            return await withTimeout(read(), 5_000, `job ${id}`);
           } catch {
-            // Redis is failing over: ask again.
+            // Redis is failing over, or did not answer in time: ask again.
             return undefined;
-          } finally {
-            clearTimeout(timer);
           }
         },
         { timeoutMs, intervalMs: 200, what: `job ${id}` },
