@@ -1,18 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Agent, request } from 'undici';
-import { parseConfig } from '../src/config/load.js';
 import { startPrivateRedis } from '../src/demo/private-redis.js';
-import type { DeliverJobData } from '../src/jobs/job-data.js';
-import { MAIL_QUEUE } from '../src/jobs/names.js';
-import { createRuntime } from '../src/jobs/runtime.js';
-import { runTrafficCheck } from '../src/jobs/traffic-check.js';
-import { silentLogger } from '../src/log.js';
-import { RedisStore } from '../src/store/redis-store.js';
-import { startSandboxProcess } from './sandbox-process.js';
+import { FIRST_DAY, NEXT_DAY, startCheckRig } from './single-network.js';
 
 /**
  * Where one traffic-check's CPU goes: V8's sampling profile of repeated first-day and
@@ -49,59 +40,13 @@ interface HeapNode {
 interface HeapProfile {
   head: HeapNode;
 }
-const FIRST_DAY = '2026-11-21';
-const NEXT_DAY = '2026-11-22';
 
 async function main(): Promise<void> {
   const server = await startPrivateRedis();
   const redis = new Redis(server.url);
-  const sandbox = await startSandboxProcess({
-    networks: 1,
-    pairsPerNetwork: pairs,
-    startDay: FIRST_DAY,
-  });
-  const key = sandbox.keys.find((k) => k.network === 'bench-1' && k.portal === 'network')!.key;
-  const config = parseConfig(
-    {
-      redis: { url: server.url, prefix: 'profile' },
-      networks: [
-        {
-          id: 'bench-1',
-          baseUrl: sandbox.baseUrl,
-          apiKeyEnv: 'BENCH_KEY',
-          recipients: ['ops@bench.example'],
-        },
-      ],
-    },
-    { env: { BENCH_KEY: key } },
-  );
-  const queues: Queue[] = [];
-  const rt = createRuntime({
-    config,
-    store: new RedisStore(redis, 'unused'),
-    mailQueue: new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix: 'unused' }),
-    logger: silentLogger,
-  });
-  queues.push(rt.mailQueue);
-  const agent = new Agent();
-  let n = 0;
-  const fresh = async () => {
-    n += 1;
-    rt.store = new RedisStore(redis, `profile-${n}`);
-    rt.mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, {
-      connection: redis,
-      prefix: `profile-${n}`,
-    });
-    queues.push(rt.mailQueue);
-    await rt.mailQueue.waitUntilReady();
-  };
-  const baseline = async () => {
-    const response = await request(`${sandbox.baseUrl}/networks/traffic/isptrends`, {
-      dispatcher: agent,
-      headers: { 'x-service-api-key': key, accept: 'application/json' },
-    });
-    JSON.parse(await response.body.text());
-  };
+  const rig = await startCheckRig(redis, server.url, pairs, 'profile');
+  const { freshPrefix: fresh, setDay, check: checkOn, fetchAndParse } = rig;
+  const baseline = (day: string) => fetchAndParse(day);
   const times = { baseline: 0, firstDay: 0, steady: 0 };
   const timed = async (what: keyof typeof times, work: () => Promise<unknown>) => {
     const start = performance.now();
@@ -112,23 +57,17 @@ async function main(): Promise<void> {
   const session = new Session();
   try {
     // Warm-up, not profiled.
-    for (const day of [FIRST_DAY, NEXT_DAY]) {
-      await sandbox.setDay(day);
-      await baseline();
-    }
+    for (const day of [FIRST_DAY, NEXT_DAY]) await baseline(day);
     await fresh();
-    for (const day of [FIRST_DAY, NEXT_DAY]) {
-      await sandbox.setDay(day);
-      await runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
-    }
+    for (const day of [FIRST_DAY, NEXT_DAY]) await checkOn(day);
     // Timed without the profiler (it slows what it samples), then profiled: the checks only.
     const round = async (profiled: boolean) => {
       for (let i = 0; i < runs; i += 1) {
         await fresh();
         for (const day of [FIRST_DAY, NEXT_DAY]) {
-          await sandbox.setDay(day);
-          if (!profiled) await timed('baseline', baseline);
-          const check = () => runTrafficCheck(rt, { networkId: 'bench-1', asOf: day });
+          await setDay(day);
+          if (!profiled) await timed('baseline', () => baseline(day));
+          const check = () => checkOn(day);
           const wanted = !only || only === (day === FIRST_DAY ? 'first' : 'steady');
           if (!profiled) await timed(day === FIRST_DAY ? 'firstDay' : 'steady', check);
           else if (!wanted) await check();
@@ -171,10 +110,7 @@ async function main(): Promise<void> {
     report(profiles as unknown as Array<{ nodes: ProfileNode[] }>);
   } finally {
     session.disconnect();
-    await rt.close();
-    await Promise.all(queues.map((q) => q.close()));
-    await agent.close();
-    await sandbox.close();
+    await rig.close();
     redis.disconnect();
     await server.stop();
   }

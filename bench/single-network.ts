@@ -4,7 +4,7 @@ import { Agent, request } from 'undici';
 import { parseConfig } from '../src/config/load.js';
 import type { DeliverJobData } from '../src/jobs/job-data.js';
 import { MAIL_QUEUE } from '../src/jobs/names.js';
-import { createRuntime } from '../src/jobs/runtime.js';
+import { createRuntime, type Runtime } from '../src/jobs/runtime.js';
 import { runTrafficCheck, type CheckOutcome } from '../src/jobs/traffic-check.js';
 import { silentLogger } from '../src/log.js';
 import { RedisStore } from '../src/store/redis-store.js';
@@ -83,17 +83,37 @@ export interface AllocationResult {
   range: { firstDay: [number, number]; steady: [number, number] };
 }
 
-const FIRST_DAY = '2026-11-21';
-const NEXT_DAY = '2026-11-22';
+export const FIRST_DAY = '2026-11-21';
+export const NEXT_DAY = '2026-11-22';
 const NETWORK = 'bench-1';
 
-export async function measureSingleNetwork(
+/**
+ * One network of `pairs` declining pairs, as P1 measures it: the sandbox in a process of its
+ * own, the runtime on `redis`, a fresh store and mail queue per repetition, the check and the
+ * baseline fetch + JSON.parse. bench/profile-check.ts profiles the same set-up.
+ */
+export interface CheckRig {
+  rt: Runtime;
+  /**
+   * A fresh, empty store and mail queue under a prefix of their own. The queue is made ready
+   * before any timing: a worker's mail queue is long-lived, its set-up is not a run's cost.
+   */
+  freshPrefix(): Promise<void>;
+  /** The sandbox's as-of date (only when it changes). */
+  setDay(asOf: string): Promise<void>;
+  /** One traffic-check of that date; anything but done/ok throws. */
+  check(asOf: string): Promise<CheckOutcome>;
+  /** The baseline: undici request of isptrends + body.text() + JSON.parse; the entries. */
+  fetchAndParse(asOf: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startCheckRig(
   redis: Redis,
   redisUrl: string,
   pairs: number,
-  repetitions: number,
-  allocationRuns = 0,
-): Promise<SingleNetworkResult> {
+  prefix: string,
+): Promise<CheckRig> {
   const sandbox = await startSandboxProcess({
     networks: 1,
     pairsPerNetwork: pairs,
@@ -102,7 +122,7 @@ export async function measureSingleNetwork(
   const key = sandbox.keys.find((k) => k.network === NETWORK && k.portal === 'network')!.key;
   const config = parseConfig(
     {
-      redis: { url: redisUrl, prefix: 'bench-p1' },
+      redis: { url: redisUrl, prefix },
       networks: [
         {
           id: NETWORK,
@@ -124,15 +144,11 @@ export async function measureSingleNetwork(
   });
   const queues: Queue[] = [rt.mailQueue];
 
-  /**
-   * A fresh, empty store and mail queue under a prefix of their own. The queue is made ready
-   * before any timing: a worker's mail queue is long-lived, its set-up is not a run's cost.
-   */
   const freshPrefix = async (): Promise<void> => {
     prefixCount += 1;
-    const prefix = `bench-p1-${pairs}-${prefixCount}`;
-    rt.store = new RedisStore(redis, prefix);
-    rt.mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix });
+    const fresh = `${prefix}-${pairs}-${prefixCount}`;
+    rt.store = new RedisStore(redis, fresh);
+    rt.mailQueue = new Queue<DeliverJobData>(MAIL_QUEUE, { connection: redis, prefix: fresh });
     queues.push(rt.mailQueue);
     await rt.mailQueue.waitUntilReady();
   };
@@ -158,6 +174,31 @@ export async function measureSingleNetwork(
     const parsed = JSON.parse(await response.body.text()) as { entries: unknown[] };
     return parsed.entries.length;
   };
+
+  return {
+    rt,
+    freshPrefix,
+    setDay,
+    check,
+    fetchAndParse,
+    async close() {
+      await rt.close();
+      await Promise.all(queues.map((q) => q.close()));
+      await agent.close();
+      await sandbox.close();
+    },
+  };
+}
+
+export async function measureSingleNetwork(
+  redis: Redis,
+  redisUrl: string,
+  pairs: number,
+  repetitions: number,
+  allocationRuns = 0,
+): Promise<SingleNetworkResult> {
+  const rig = await startCheckRig(redis, redisUrl, pairs, 'bench-p1');
+  const { rt, freshPrefix, setDay, check, fetchAndParse } = rig;
 
   /** P6: allocation of the baseline and of the check, alternated, `runs` times. */
   const measureAllocation = async (runs: number): Promise<AllocationResult> => {
@@ -288,9 +329,6 @@ export async function measureSingleNetwork(
       },
     };
   } finally {
-    await rt.close();
-    await Promise.all(queues.map((q) => q.close()));
-    await agent.close();
-    await sandbox.close();
+    await rig.close();
   }
 }
