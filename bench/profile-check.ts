@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     session.disconnect();
     await rig.close();
     redis.disconnect();
-    await server.stop();
+    await server.shutdown();
   }
 }
 
