@@ -12,6 +12,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
+COPY scripts ./scripts
+# Compiles, then bundles the CLI into dist/cli/ (scripts/bundle-cli.js).
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

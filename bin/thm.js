@@ -7,7 +7,8 @@
 // --heap-growing-percent=200: the old generation may grow to 3x what survived the last full
 //   collection, not V8's adaptive up-to-4x; that cut the worker's peak RSS outliers (306-328 MB
 //   -> at most 281 MB over 8 fleet runs) at no measurable throughput cost.
-// The compiled CLI lives in dist/ (built by `npm ci` through the `prepare` script).
-import { main } from '../dist/src/cli/main.js';
+// The CLI, compiled and bundled, lives in dist/cli/ (`npm run build`, which `npm ci` runs through
+// the `prepare` script; scripts/bundle-cli.js says why it is bundled).
+import { main } from '../dist/cli/main.js';
 
 main();

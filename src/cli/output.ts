@@ -30,6 +30,11 @@ export function printLine(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** Several lines in one write (a long report's lines one by one cost a system call each). */
+export function writeLines(lines: readonly string[]): void {
+  if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 /** A plain-text table with left-aligned columns. */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -7,9 +7,11 @@ import { BIN } from '../harness/cli.js';
 
 /**
  * What a CLI command loads (target P7, docs/performance.md): a command that talks to no Redis
- * (help, a usage error) loads neither ioredis nor BullMQ, and one that calls no HTTP API
- * (status included) not undici. A preloaded hook lists, at exit, the
- * CommonJS packages in the module cache (both are required as CommonJS: src/cjs-packages.ts).
+ * (help, a usage error) loads neither ioredis nor BullMQ, one that calls no HTTP API (status
+ * included) not undici, and status not BullMQ (it reads the queues itself). A preloaded hook
+ * lists, at exit, the CommonJS packages in the module cache: all three are CommonJS, left out of
+ * the CLI's bundle (scripts/bundle-cli.js) and loaded from node_modules when a command needs
+ * them.
  */
 describe('CLI start-up: what a command loads', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'thm-startup-'));
@@ -61,9 +63,10 @@ describe('CLI start-up: what a command loads', () => {
     expect(packages).not.toContain('undici');
   });
 
-  it('thm status, which calls no HTTP API, does not load undici', () => {
+  it('thm status, which calls no HTTP API and reads the queues itself, loads neither undici nor BullMQ', () => {
     const { packages } = loaded(['status']);
     expect(packages).not.toContain('undici');
+    expect(packages).not.toContain('bullmq');
   });
 
   it('the hook sees them when a command does load them (the test can fail)', () => {

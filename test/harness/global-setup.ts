@@ -5,9 +5,10 @@ import path from 'node:path';
 import { redisServerAvailable } from '../../src/demo/private-redis.js';
 
 /**
- * Runs once before the suite: the CLI tests run the real binary, which runs dist/. Type errors
- * do not stop the build (tsc still emits; `npm run typecheck` is where they fail CI), so one
- * unfinished module cannot take every test file down with it.
+ * Runs once before the suite: the CLI tests run the real binary, which runs the bundle in
+ * dist/cli/ (compiled, then bundled: scripts/bundle-cli.js). Type errors do not stop the build
+ * (tsc still emits; `npm run typecheck` is where they fail CI), so one unfinished module cannot
+ * take every test file down with it.
  *
  * The suite's temporary files (redis-server data, configs, outboxes, key files) go to one
  * directory of its own (TMPDIR, which the test processes and what they spawn inherit), removed
@@ -27,6 +28,8 @@ export default function setup(): () => void {
     process.stderr.write(
       `warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`,
     );
+  const bundle = spawnSync(process.execPath, ['scripts/bundle-cli.js'], { encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`bundling the CLI failed:\n${bundle.stderr}`);
   return () => {
     if (outer === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = outer;

@@ -1,11 +1,16 @@
-import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import type { RedisClient } from '../../jobs/redis.js';
 import type { RedisRole } from '../../jobs/redis-role.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { localDate } from '../../dates.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
-import { CHANNELS_QUEUE, CHECKS_QUEUE, MAIL_QUEUE, schedulerId } from '../../jobs/names.js';
+import {
+  CHANNELS_QUEUE,
+  CHECKS_QUEUE,
+  MAIL_QUEUE,
+  schedulerId,
+  type CheckKind,
+} from '../../jobs/names.js';
 import { latestRuns, overdueStatus } from '../../monitor/overdue.js';
 import { countBySeverity } from '../../monitor/thresholds.js';
 import type {
@@ -20,7 +25,7 @@ import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
 import type { OutboxCounts, RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
-import { printJson, printLine } from '../output.js';
+import { printJson, writeLines } from '../output.js';
 import { withStore } from '../store-access.js';
 
 export interface NetworkStatus {
@@ -74,18 +79,20 @@ export interface StatusReport {
 
 async function networkStatus(
   store: RedisStore,
-  queue: Queue,
+  schedulers: ReadonlyMap<string, number>,
   network: NetworkConfig,
   now: number,
   scheduledSince: number | undefined,
 ): Promise<NetworkStatus> {
   const asOf = localDate(now, network.timezone);
-  const [state, runs, tcScheduler, invScheduler] = await Promise.all([
+  const [state, runs] = await Promise.all([
     store.loadNetworkState(network.id, { asOf, kind: 'traffic-check', now }),
     store.listRuns(network.id, { limit: 200 }),
-    queue.getJobScheduler(schedulerId('traffic-check', network.id)),
-    queue.getJobScheduler(schedulerId('invoice-snapshot', network.id)),
   ]);
+  const nextRun = (kind: CheckKind) => {
+    const next = schedulers.get(schedulerId(kind, network.id));
+    return next ? new Date(next).toISOString() : undefined;
+  };
   const latest = latestRuns(runs);
   const { overdue, reason } = overdueStatus(
     network,
@@ -102,8 +109,8 @@ async function networkStatus(
     lastRuns: { trafficCheck: latest.trafficCheck, invoiceSnapshot: latest.invoiceSnapshot },
     lastSuccessfulTrafficCheck: latest.lastSuccess,
     nextRuns: {
-      trafficCheck: tcScheduler?.next ? new Date(tcScheduler.next).toISOString() : undefined,
-      invoiceSnapshot: invScheduler?.next ? new Date(invScheduler.next).toISOString() : undefined,
+      trafficCheck: nextRun('traffic-check'),
+      invoiceSnapshot: nextRun('invoice-snapshot'),
     },
     activePairs: countBySeverity(state.active.values(), network.alerts),
     lastInvoice: state.latestInvoice,
@@ -145,62 +152,53 @@ export async function collectStatus(
   connection: RedisClient,
   now = Date.now(),
 ): Promise<StatusReport> {
-  // Loaded here, not with the CLI (target P7, docs/performance.md).
-  const { Queue } = (await import('../../cjs-packages.js')).loadBullmq();
-  const { checkRedisRole } = await import('../../jobs/redis-role.js');
-  const checks = new Queue(CHECKS_QUEUE, { connection, prefix: config.redis.prefix });
-  const mail = new Queue(MAIL_QUEUE, { connection, prefix: config.redis.prefix });
-  const channels = new Queue(CHANNELS_QUEUE, { connection, prefix: config.redis.prefix });
-  try {
-    const scheduled = await store.scheduledSince(config.networks.map((n) => n.id));
-    const networks = await Promise.all(
-      config.networks.map((n) =>
-        networkStatusOrUnreadable(store, checks, n, now, scheduled.get(n.id)),
-      ),
-    );
-    const counted = ['active', 'waiting', 'delayed', 'failed', 'completed'] as const;
-    const [checkCounts, mailCounts, channelCounts, byChannel, failed, configReloadFailures, redis] =
-      await Promise.all([
-        checks.getJobCounts(...counted),
-        mail.getJobCounts(...counted),
-        channels.getJobCounts(...counted),
-        store.outboxCountsByChannel(),
-        store.failedNotifications(),
-        store.reloadFailures(),
-        checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
-      ]);
-    const failedNotifications = failed.map((e) => ({
-      id: e.notification.id,
-      networkId: e.notification.networkId,
-      kind: e.notification.kind,
-      channel: isChannelDelivery(e.notification) ? e.notification.channel.name : EMAIL_CHANNEL,
-      subject: e.notification.subject,
-      lastError: e.lastError,
-      failedAt: e.failedAt,
-    }));
-    const healthy =
-      networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
-      failedNotifications.length === 0 &&
-      configReloadFailures.length === 0 &&
-      redis.problems.length === 0;
-    return {
-      checkedAt: new Date(now).toISOString(),
-      networks,
-      queues: {
-        [CHECKS_QUEUE]: checkCounts,
-        [MAIL_QUEUE]: mailCounts,
-        [CHANNELS_QUEUE]: channelCounts,
-      },
-      // The totals from the same read as the channels': they always add up.
-      outbox: { ...sumCounts(Object.values(byChannel)), channels: byChannel },
-      failedNotifications,
-      redis,
-      configReloadFailures,
-      healthy,
-    };
-  } finally {
-    await Promise.all([checks.close(), mail.close(), channels.close()]);
-  }
+  // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
+  const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }] = await Promise.all([
+    import('../../jobs/redis-role.js'),
+    import('../../jobs/queue-reads.js'),
+  ]);
+  const { prefix } = config.redis;
+  const [scheduled, schedulers] = await Promise.all([
+    store.scheduledSince(config.networks.map((n) => n.id)),
+    readSchedulerNextTimes(connection, prefix, CHECKS_QUEUE),
+  ]);
+  const networks = await Promise.all(
+    config.networks.map((n) =>
+      networkStatusOrUnreadable(store, schedulers, n, now, scheduled.get(n.id)),
+    ),
+  );
+  const [queues, byChannel, failed, configReloadFailures, redis] = await Promise.all([
+    readJobCounts(connection, prefix, [CHECKS_QUEUE, MAIL_QUEUE, CHANNELS_QUEUE]),
+    store.outboxCountsByChannel(),
+    store.failedNotifications(),
+    store.reloadFailures(),
+    checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
+  ]);
+  const failedNotifications = failed.map((e) => ({
+    id: e.notification.id,
+    networkId: e.notification.networkId,
+    kind: e.notification.kind,
+    channel: isChannelDelivery(e.notification) ? e.notification.channel.name : EMAIL_CHANNEL,
+    subject: e.notification.subject,
+    lastError: e.lastError,
+    failedAt: e.failedAt,
+  }));
+  const healthy =
+    networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
+    failedNotifications.length === 0 &&
+    configReloadFailures.length === 0 &&
+    redis.problems.length === 0;
+  return {
+    checkedAt: new Date(now).toISOString(),
+    networks,
+    queues,
+    // The totals from the same read as the channels': they always add up.
+    outbox: { ...sumCounts(Object.values(byChannel)), channels: byChannel },
+    failedNotifications,
+    redis,
+    configReloadFailures,
+    healthy,
+  };
 }
 
 export function registerStatusCommand(program: Command): void {
@@ -242,7 +240,10 @@ function describeRun(run: RunRecord | undefined, now: number, timeZone: string):
   return `${run.outcome} for ${run.asOf}, ${ago}${counts}${error}`;
 }
 
+/** The report as text, written at once: one write, not one per line (target P7). */
 function printStatus(report: StatusReport): void {
+  const lines: string[] = [];
+  const add = (line: string) => lines.push(line);
   const now = Date.parse(report.checkedAt);
   for (const n of report.networks) {
     const flags = [
@@ -252,39 +253,35 @@ function printStatus(report: StatusReport): void {
     ]
       .filter(Boolean)
       .join(' ');
-    printLine(`${n.name} (${n.id})${flags ? `  [${flags}]` : ''}`);
+    add(`${n.name} (${n.id})${flags ? `  [${flags}]` : ''}`);
     if (n.unreadable) {
-      printLine(`  ${n.unreadable.message}`);
+      add(`  ${n.unreadable.message}`);
       continue;
     }
-    printLine(
+    add(
       `  premium:          ${n.premium ? (n.premium.hasPremium ? 'active' : 'INACTIVE') : 'unknown (not checked yet)'}`,
     );
     const zoned = (iso: string | undefined) =>
       iso === undefined ? undefined : formatZoned(Date.parse(iso), n.timezone);
-    printLine(`  traffic-check:    ${describeRun(n.lastRuns.trafficCheck, now, n.timezone)}`);
+    add(`  traffic-check:    ${describeRun(n.lastRuns.trafficCheck, now, n.timezone)}`);
     if (n.lastRuns.trafficCheck?.outcome === 'failed')
-      printLine(
-        `  last success:     ${describeRun(n.lastSuccessfulTrafficCheck, now, n.timezone)}`,
-      );
-    printLine(`  invoice-snapshot: ${describeRun(n.lastRuns.invoiceSnapshot, now, n.timezone)}`);
-    printLine(
+      add(`  last success:     ${describeRun(n.lastSuccessfulTrafficCheck, now, n.timezone)}`);
+    add(`  invoice-snapshot: ${describeRun(n.lastRuns.invoiceSnapshot, now, n.timezone)}`);
+    add(
       `  next runs:        traffic-check ${zoned(n.nextRuns.trafficCheck) ?? 'not scheduled (is a worker running?)'}, invoice-snapshot ${zoned(n.nextRuns.invoiceSnapshot) ?? '-'}`,
     );
-    printLine(
-      `  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`,
-    );
+    add(`  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`);
     if (n.lastInvoice)
-      printLine(
+      add(
         `  invoices (${n.lastInvoice.status}): ${n.lastInvoice.total_count}, balance ${n.lastInvoice.balance.toFixed(2)}`,
       );
     if (n.problem)
-      printLine(
+      add(
         `  problem since ${formatZoned(n.problem.openedAt, n.timezone)}: ${n.problem.code}: ${n.problem.message}`,
       );
-    if (n.overdue) printLine(`  overdue: ${n.overdueReason ?? ''}`);
+    if (n.overdue) add(`  overdue: ${n.overdueReason ?? ''}`);
   }
-  printLine(
+  add(
     `queues: ${Object.entries(report.queues)
       .map(
         ([q, c]) =>
@@ -294,26 +291,27 @@ function printStatus(report: StatusReport): void {
       )
       .join('; ')}`,
   );
-  printLine(
+  add(
     `outbox: ${report.outbox.pending} pending, ${report.outbox.sent} sent, ${report.outbox.failed} failed`,
   );
   const channels = Object.entries(report.outbox.channels);
   // Per channel only when there is more than the e-mail to tell apart.
   if (channels.some(([name]) => name !== EMAIL_CHANNEL))
     for (const [name, c] of channels.sort(([a], [b]) => byChannelName(a, b)))
-      printLine(`  ${name}: ${c.pending} pending, ${c.sent} sent, ${c.failed} failed`);
+      add(`  ${name}: ${c.pending} pending, ${c.sent} sent, ${c.failed} failed`);
   for (const f of report.failedNotifications)
-    printLine(`  failed ${f.id} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`);
+    add(`  failed ${f.id} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`);
   const r = report.redis;
-  printLine(
+  add(
     `redis: ${r.node} (${r.role === 'slave' ? 'replica' : r.role}, ${r.replicas} replica${r.replicas === 1 ? '' : 's'} connected)`,
   );
-  for (const problem of r.problems) printLine(`  ${problem.replace(/^redis: /, '')}`);
+  for (const problem of r.problems) add(`  ${problem.replace(/^redis: /, '')}`);
   for (const r of report.configReloadFailures)
-    printLine(
+    add(
       `config reload failed on ${r.instance} at ${formatUtc(r.failedAt)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,
     );
-  printLine(report.healthy ? 'healthy' : 'NOT healthy');
+  add(report.healthy ? 'healthy' : 'NOT healthy');
+  writeLines(lines);
 }
 
 /** The e-mail first, then the channels by name. */

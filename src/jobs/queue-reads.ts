@@ -1,0 +1,81 @@
+import type { RedisClient } from './redis.js';
+
+/**
+ * What `thm status` reads of the BullMQ queues, read straight from Redis: each queue's job
+ * counts and each job scheduler's next time. Loading BullMQ for it cost a status about 80 ms of
+ * its 0.5 s budget, and its per-scheduler reads 200 round trips for 100 networks (target P7,
+ * docs/performance.md). This couples status to BullMQ's key layout, pinned by the version in
+ * package.json; test/jobs/queue-reads.test.ts compares every figure with BullMQ's own on real
+ * queues, so an upgrade that moves a key fails there.
+ *
+ * The layout (BullMQ 5, `QueueKeys.toKey`): a queue's keys are `<prefix>:<queue>:<type>`.
+ * `wait`, `paused` and `active` are lists; `delayed`, `prioritized`, `completed`, `failed` and
+ * `waiting-children` are sorted sets; `repeat` is the sorted set of job schedulers, scored by
+ * their next time in epoch milliseconds.
+ */
+
+/** The job states status reports, as BullMQ's `getJobCounts` names them. */
+export const COUNTED_STATES = ['active', 'waiting', 'delayed', 'failed', 'completed'] as const;
+export type CountedState = (typeof COUNTED_STATES)[number];
+
+const LISTS = new Set(['wait', 'paused', 'active']);
+
+/**
+ * The states BullMQ's `getJobCounts(...states)` answers for, in its order: it adds `paused` to
+ * `waiting` (a paused queue's waiting jobs), and reads `waiting` from the `wait` key.
+ */
+function reportedStates(states: readonly string[]): string[] {
+  return [...new Set(states.includes('waiting') ? [...states, 'paused'] : states)];
+}
+
+function keyOf(prefix: string, queue: string, state: string): string {
+  return `${prefix}:${queue}:${state === 'waiting' ? 'wait' : state}`;
+}
+
+/**
+ * Job counts per queue, the same object BullMQ's `queue.getJobCounts(...states)` gives, for
+ * several queues in one round trip.
+ */
+export async function readJobCounts(
+  redis: RedisClient,
+  prefix: string,
+  queues: readonly string[],
+  states: readonly CountedState[] = COUNTED_STATES,
+): Promise<Record<string, Record<string, number>>> {
+  const reported = reportedStates(states);
+  const pipeline = redis.pipeline();
+  for (const queue of queues)
+    for (const state of reported) {
+      const key = keyOf(prefix, queue, state);
+      if (LISTS.has(state === 'waiting' ? 'wait' : state)) pipeline.llen(key);
+      else pipeline.zcard(key);
+    }
+  const replies = await execAll(pipeline);
+  const counts: Record<string, Record<string, number>> = {};
+  queues.forEach((queue, q) => {
+    counts[queue] = Object.fromEntries(
+      reported.map((state, s) => [state, Number(replies[q * reported.length + s] ?? 0)]),
+    );
+  });
+  return counts;
+}
+
+/** Every job scheduler of a queue and its next time (epoch ms), in one read. */
+export async function readSchedulerNextTimes(
+  redis: RedisClient,
+  prefix: string,
+  queue: string,
+): Promise<Map<string, number>> {
+  const flat = await redis.zrange(keyOf(prefix, queue, 'repeat'), 0, -1, 'WITHSCORES');
+  const next = new Map<string, number>();
+  for (let i = 0; i < flat.length; i += 2) next.set(flat[i]!, Number(flat[i + 1]));
+  return next;
+}
+
+async function execAll(pipeline: ReturnType<RedisClient['pipeline']>): Promise<unknown[]> {
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
