@@ -1,4 +1,5 @@
-import pino, { type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import { loadPino } from './cjs-packages.js';
 
 export type { Logger } from 'pino';
 
@@ -36,13 +37,14 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const pino = loadPino();
   const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const base = {
     level,
     base: { pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
-  if (options.destination) return pino(base, options.destination as pino.DestinationStream);
+  if (options.destination) return pino(base, options.destination as DestinationStream);
   const pretty = options.pretty ?? Boolean(process.stderr.isTTY);
   if (pretty) {
     return pino({
@@ -56,5 +58,20 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(base, pino.destination({ dest: 2, sync: false }));
 }
 
-/** A logger that writes nothing, for pure tests. */
-export const silentLogger: Logger = pino({ level: 'silent' });
+/**
+ * A logger that writes nothing (pure tests; a CLI command's Redis connection, which reports its
+ * problems in its one-line error instead). Made at its first use: a command whose logger never
+ * logs does not load pino (target P7, docs/performance.md).
+ */
+export const silentLogger: Logger = createdOnFirstUse(() => loadPino()({ level: 'silent' }));
+
+function createdOnFirstUse(create: () => Logger): Logger {
+  let logger: Logger | undefined;
+  return new Proxy({} as Logger, {
+    get(_, property) {
+      logger ??= create();
+      const value: unknown = Reflect.get(logger, property, logger);
+      return typeof value === 'function' ? value.bind(logger) : value;
+    },
+  });
+}

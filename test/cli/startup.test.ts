@@ -56,11 +56,13 @@ describe('CLI start-up: what a command loads', () => {
     [['--help']],
     [['run', 'traffic-check', '--network', 'acme', '--date', '2026-13-01']],
     [['silence', 'add', '--network', 'acme', '--for', '1d', '--reason', 'r']],
-  ])('%j loads neither ioredis nor BullMQ, nor undici', (args) => {
+  ])('%j loads neither ioredis nor BullMQ, nor undici, nor pino', (args) => {
     const { packages } = loaded(args);
     expect(packages).not.toContain('ioredis');
     expect(packages).not.toContain('bullmq');
     expect(packages).not.toContain('undici');
+    // No logger of theirs writes: pino loads with the first logger used (src/log.ts).
+    expect(packages).not.toContain('pino');
   });
 
   it('thm status, which calls no HTTP API and reads the queues itself, loads neither undici nor BullMQ', () => {
