@@ -65,7 +65,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  */
 export const silentLogger: Logger = createdOnFirstUse(() => loadPino()({ level: 'silent' }));
 
-function createdOnFirstUse(create: () => Logger): Logger {
+/** The logger `create` makes, made when it is first used (see silentLogger). */
+export function createdOnFirstUse(create: () => Logger): Logger {
   let logger: Logger | undefined;
   return new Proxy({} as Logger, {
     get(_, property) {

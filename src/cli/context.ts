@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config, type NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
-import { createLogger, type Logger } from '../log.js';
+import { createdOnFirstUse, createLogger, type Logger } from '../log.js';
 
 /** Options every command accepts (declared once on the root program). */
 export interface GlobalOptions {
@@ -16,8 +16,9 @@ export function loadCliConfig(command: Command): Config {
   return loadConfig({ file: globalOptions(command).config });
 }
 
+/** Made when it first logs: a command that logs nothing (most do not) does not load pino (P7). */
 export function cliLogger(config?: Config): Logger {
-  return createLogger({ level: config?.logLevel });
+  return createdOnFirstUse(() => createLogger({ level: config?.logLevel }));
 }
 
 /** The networks a command names: `--all`, or the one `--network` (a usage error if unknown). */
