@@ -68,11 +68,13 @@ export const silentLogger: Logger = createdOnFirstUse(() => loadPino()({ level: 
 /** The logger `create` makes, made when it is first used (see silentLogger). */
 export function createdOnFirstUse(create: () => Logger): Logger {
   let logger: Logger | undefined;
+  const made = () => (logger ??= create());
   return new Proxy({} as Logger, {
     get(_, property) {
-      logger ??= create();
-      const value: unknown = Reflect.get(logger, property, logger);
-      return typeof value === 'function' ? value.bind(logger) : value;
+      const value: unknown = Reflect.get(made(), property, made());
+      return typeof value === 'function' ? value.bind(made()) : value;
     },
+    set: (_, property, value) => Reflect.set(made(), property, value, made()),
+    has: (_, property) => Reflect.has(made(), property),
   });
 }
