@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { addDays } from '../src/dates.js';
 import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
+import { RedisStore } from '../src/store/redis-store.js';
+import { RUN_RETENTION_DAYS } from '../src/store/retention.js';
 import { median } from './measure.js';
 import {
   fleetNetworks,
@@ -21,6 +25,10 @@ import {
  * to show). `thm run traffic-check --network bench-1 --wait` asks for that date again: the
  * worker answers "already done" without calling the API, so the figure is the CLI's own cost
  * plus one job's round trip through the queue, not a check's.
+ *
+ * Then each network gets the run records of the days before, both kinds, as far back as the
+ * store keeps them (RUN_RETENTION_DAYS: what a worker leaves after two months), and
+ * `thm status` is timed again: it reads every record to find the latest ones.
  */
 export interface CliLatencyResult {
   networks: number;
@@ -33,6 +41,13 @@ export interface CliLatencyResult {
     range: [number, number];
     allFirstOutputSeconds: number[];
   }>;
+  /** `thm status` again, with RUN_RETENTION_DAYS days of run records of both kinds. */
+  statusWithHistory: {
+    runRecordsPerNetwork: number;
+    firstOutputSeconds: number;
+    exitSeconds: number;
+    range: [number, number];
+  };
 }
 
 const AS_OF = '2026-11-21';
@@ -47,8 +62,9 @@ export async function measureCliLatency(
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'thm-bench-cli-'));
   const env: Record<string, string> = {};
+  const prefix = `bench-p7-${Date.now()}`;
   const raw = {
-    redis: { url: redisUrl, prefix: `bench-p7-${Date.now()}` },
+    redis: { url: redisUrl, prefix },
     mail: { outboxDir: path.join(dir, 'outbox') },
     networks: fleetNetworks(sandbox, env),
   };
@@ -73,9 +89,27 @@ export async function measureCliLatency(
         times[c]!.exit.push(result.exitSeconds);
       }
     }
+    const runRecordsPerNetwork = await addRunHistory(
+      redisUrl,
+      prefix,
+      raw.networks.map((n) => String(n.id)),
+    );
+    const withHistory = { first: [] as number[], exit: [] as number[] };
+    for (let i = 0; i < runs; i += 1) {
+      const result = await thm(['status']);
+      if (result.code !== 0) throw new Error(`thm status exited ${result.code}`);
+      withHistory.first.push(result.firstOutputSeconds);
+      withHistory.exit.push(result.exitSeconds);
+    }
     return {
       networks,
       runs,
+      statusWithHistory: {
+        runRecordsPerNetwork,
+        firstOutputSeconds: median(withHistory.first),
+        exitSeconds: median(withHistory.exit),
+        range: [Math.min(...withHistory.first), Math.max(...withHistory.first)],
+      },
       commands: commands.map((args, c) => ({
         command: `thm ${args.join(' ')}`,
         firstOutputSeconds: median(times[c]!.first),
@@ -88,6 +122,53 @@ export async function measureCliLatency(
     await worker.stop();
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Commits, through the store as a worker does, each network's run records of both kinds for
+ * the RUN_RETENTION_DAYS days before AS_OF (copies of its AS_OF traffic-check, a day earlier
+ * each), oldest first so that retention prunes none. Returns the records a network then has.
+ */
+async function addRunHistory(url: string, prefix: string, networkIds: string[]): Promise<number> {
+  const redis = new Redis(url);
+  const store = new RedisStore(redis, prefix);
+  try {
+    await Promise.all(
+      networkIds.map(async (networkId) => {
+        const base = await store.getRun(networkId, 'traffic-check', AS_OF);
+        if (!base) throw new Error(`${networkId} has no run record for ${AS_OF}`);
+        let { rev } = await store.loadNetworkState(networkId, {
+          asOf: AS_OF,
+          kind: 'traffic-check',
+          now: Date.now(),
+        });
+        for (let days = RUN_RETENTION_DAYS; days >= 1; days -= 1)
+          for (const kind of ['traffic-check', 'invoice-snapshot'] as const) {
+            const earlier = days * DAY_MS;
+            const run = {
+              ...base,
+              kind,
+              asOf: addDays(AS_OF, -days),
+              startedAt: base.startedAt - earlier,
+              finishedAt: base.finishedAt - earlier,
+            };
+            const result = await store.commitRun({
+              networkId,
+              expectedRev: rev,
+              run,
+              notifications: [],
+            });
+            if (!result.committed) throw new Error(`${networkId}: history not committed`);
+            rev = result.rev;
+          }
+      }),
+    );
+    return (await store.listRuns(networkIds[0]!)).length;
+  } finally {
+    redis.disconnect();
   }
 }
 

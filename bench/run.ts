@@ -365,6 +365,20 @@ function judge(
       load: cli.load,
     });
   }
+  const h = cli.statusWithHistory;
+  figures.push({
+    id: 'P7',
+    figure: `  the same \`thm status\` with ${h.runRecordsPerNetwork} run records a network (two months, both kinds), median of ${cli.runs}`,
+    measured: round(h.firstOutputSeconds),
+    unit: `s (exit ${round(h.exitSeconds)} s)`,
+    target: '(<= 0.50)',
+    met: h.firstOutputSeconds <= 0.5,
+    range: [round(h.range[0]), round(h.range[1])],
+    runs: cli.runs,
+    includes:
+      "as thm status above, with the run records a worker keeps (RUN_RETENTION_DAYS of both kinds), all read to find each network's latest",
+    load: cli.load,
+  });
   return figures;
 }
 

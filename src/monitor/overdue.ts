@@ -14,11 +14,14 @@ export interface CheckSchedule {
   trafficCheck: { cron: string; graceMinutes: number };
 }
 
-export interface LatestRuns {
-  trafficCheck?: RunRecord;
-  invoiceSnapshot?: RunRecord;
+/** What the choice of the latest runs reads of a run record. */
+export type RunChoiceFields = Pick<RunRecord, 'kind' | 'outcome' | 'finishedAt'>;
+
+export interface LatestRuns<R extends RunChoiceFields = RunRecord> {
+  trafficCheck?: R;
+  invoiceSnapshot?: R;
   /** The last traffic-check that did not fail. */
-  lastSuccess?: RunRecord;
+  lastSuccess?: R;
 }
 
 /**
@@ -26,9 +29,9 @@ export interface LatestRuns {
  * a backfill (--date) or a forced re-run done now is the latest thing that happened, whatever
  * its as-of date.
  */
-export function latestRuns(runs: readonly RunRecord[]): LatestRuns {
-  const latest: LatestRuns = {};
-  const later = (a: RunRecord | undefined, b: RunRecord) =>
+export function latestRuns<R extends RunChoiceFields>(runs: readonly R[]): LatestRuns<R> {
+  const latest: LatestRuns<R> = {};
+  const later = (a: R | undefined, b: R) =>
     a === undefined || b.finishedAt > a.finishedAt ? b : a;
   for (const run of runs) {
     const kind: RunKind = run.kind;

@@ -8,6 +8,7 @@ import type {
   RunRecord,
   Silence,
 } from '../monitor/types.js';
+import type { RunChoiceFields } from '../monitor/overdue.js';
 import { CHANNEL_TYPES, type ChannelDelivery } from '../notify/channels/types.js';
 import type { OutboxItem, OutboxNotification } from '../notify/types.js';
 
@@ -31,11 +32,15 @@ const counts = z.object(
   >,
 );
 
+const RUN_OUTCOMES = ['ok', 'premium-inactive', 'failed'] as const satisfies ReadonlyArray<
+  RunRecord['outcome']
+>;
+
 export const runRecordSchema: z.ZodType<RunRecord> = z.object({
   networkId: z.string(),
   kind: z.enum(RUN_KINDS),
   asOf: z.string(),
-  outcome: z.enum(['ok', 'premium-inactive', 'failed']),
+  outcome: z.enum(RUN_OUTCOMES),
   startedAt: z.number(),
   finishedAt: z.number(),
   counts: counts.optional(),
@@ -126,13 +131,31 @@ export const outboxMetaSchema = z.object({
 export type OutboxMeta = z.infer<typeof outboxMetaSchema>;
 
 /** Parses a stored JSON value; `what` names it in the error. */
-export function parseStored<T>(schema: z.ZodType<T>, raw: string, what: string): T {
-  let value: unknown;
+/**
+ * Whether a parsed run record has the three fields that `latestRuns` (monitor/overdue.ts)
+ * chooses by, as runRecordSchema has them: the light check of RedisStore.latestRuns, which
+ * validates only the records it chooses.
+ */
+export function hasRunChoiceFields(value: unknown): value is RunChoiceFields {
+  if (value === null || typeof value !== 'object') return false;
+  const { kind, outcome, finishedAt } = value as Record<string, unknown>;
+  return (
+    (RUN_KINDS as readonly unknown[]).includes(kind) &&
+    (RUN_OUTCOMES as readonly unknown[]).includes(outcome) &&
+    typeof finishedAt === 'number'
+  );
+}
+
+export function parseStoredJson(raw: string, what: string): unknown {
   try {
-    value = JSON.parse(raw);
+    return JSON.parse(raw) as unknown;
   } catch {
     throw new ThmError('THM_STORE', `stored ${what} is not JSON`);
   }
+}
+
+export function parseStored<T>(schema: z.ZodType<T>, raw: string, what: string): T {
+  const value = parseStoredJson(raw, what);
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];

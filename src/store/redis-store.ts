@@ -3,6 +3,7 @@ import { isFailoverReply, type RedisClient } from '../jobs/redis.js';
 import { writeConfirmed, type ConfirmOptions } from './confirm.js';
 import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
+import { latestRuns, type LatestRuns, type RunChoiceFields } from '../monitor/overdue.js';
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
   ActivePair,
@@ -34,8 +35,10 @@ import {
   invoiceSnapshotSchema,
   outboxItemSchema,
   outboxMetaSchema,
+  hasRunChoiceFields,
   parseOptional,
   parseStored,
+  parseStoredJson,
   premiumStateSchema,
   problemEpisodeSchema,
   runRecordSchema,
@@ -309,13 +312,7 @@ export class RedisStore implements OutboxStore {
     options: { days?: number; limit?: number; now?: number } = {},
   ): Promise<RunRecord[]> {
     const key = this.keys.network(networkId);
-    const index = await this.networkCall(networkId, 'listRuns', () =>
-      this.redis.hget(key, FIELD.index),
-    );
-    const fields = (index ?? '')
-      .split('\n')
-      .map((line) => line.slice(line.indexOf(' ') + 1))
-      .filter(isRunField);
+    const fields = await this.runFields(networkId);
     if (fields.length === 0) return [];
     const raws = await this.networkCall(networkId, 'listRuns', () =>
       this.redis.hmget(key, ...fields),
@@ -331,6 +328,58 @@ export class RedisStore implements OutboxStore {
       .filter((run) => run.finishedAt >= since)
       .sort((a, b) => (a.asOf === b.asOf ? b.startedAt - a.startedAt : a.asOf < b.asOf ? 1 : -1));
     return options.limit === undefined ? runs : runs.slice(0, options.limit);
+  }
+
+  /**
+   * The network's latest run of each kind and its last successful traffic-check (the rule:
+   * `latestRuns` in monitor/overdue.ts), from its run records, without validating them all:
+   * two months of them (RUN_RETENTION_DAYS, two kinds a day) are ~120 a network, and zod over
+   * 12,000 records took a 100-network `thm status` 0.15 s of its 0.5 s (target P7,
+   * docs/performance.md). Every record is parsed and the three fields the choice reads are
+   * checked; the chosen records are validated whole. A record that is not JSON, or whose
+   * kind, outcome or finish time is not what it must be, is the network's unreadable state, as
+   * in listRuns; an older record broken elsewhere is left to `thm history`, which reads them
+   * all.
+   */
+  async latestRuns(networkId: string): Promise<LatestRuns & { any: boolean }> {
+    const fields = await this.runFields(networkId);
+    if (fields.length === 0) return { any: false };
+    const raws = await this.networkCall(networkId, 'latestRuns', () =>
+      this.redis.hmget(this.keys.network(networkId), ...fields),
+    );
+    type Candidate = RunChoiceFields & { field: string; raw: string };
+    const candidates: Candidate[] = [];
+    raws.forEach((raw, i) => {
+      if (raw === null) return;
+      const field = fields[i]!;
+      const value = this.readField(networkId, field, () => parseStoredJson(raw, 'run record'));
+      if (hasRunChoiceFields(value)) candidates.push(Object.assign(value, { field, raw }));
+      // Not choosable: validated whole, which says what is wrong, as listRuns would.
+      else this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record'));
+    });
+    const chosen = latestRuns(candidates);
+    const validated = (run: Candidate | undefined): RunRecord | undefined =>
+      run &&
+      this.readField(networkId, run.field, () =>
+        parseStored(runRecordSchema, run.raw, 'run record'),
+      );
+    return {
+      any: candidates.length > 0,
+      trafficCheck: validated(chosen.trafficCheck),
+      invoiceSnapshot: validated(chosen.invoiceSnapshot),
+      lastSuccess: validated(chosen.lastSuccess),
+    };
+  }
+
+  /** The fields of the network's run records, from its index. */
+  private async runFields(networkId: string): Promise<string[]> {
+    const index = await this.networkCall(networkId, 'listRuns', () =>
+      this.redis.hget(this.keys.network(networkId), FIELD.index),
+    );
+    return (index ?? '')
+      .split('\n')
+      .map((line) => line.slice(line.indexOf(' ') + 1))
+      .filter(isRunField);
   }
 
   async networkIds(): Promise<string[]> {

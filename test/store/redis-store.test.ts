@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
+import { latestRuns } from '../../src/monitor/overdue.js';
 import { addDays } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
 import { hashTag } from '../../src/config/schema.js';
@@ -309,6 +310,61 @@ describe('RedisStore: network state and runs', () => {
     );
     expect(future.committed).toBe(true);
     expect(await store.listRuns('acme')).toHaveLength(62);
+  });
+
+  it('latestRuns: the latest of each kind and the last success, as latestRuns over listRuns', async () => {
+    const { store } = freshStore();
+    expect(await store.latestRuns('acme')).toEqual({ any: false });
+    const records = [
+      runRecord(addDays(DAY, 0), { finishedAt: NOW }),
+      runRecord(addDays(DAY, 1), { finishedAt: NOW + DAY_MS }),
+      // The latest traffic-check failed; the last success is the day before.
+      runRecord(addDays(DAY, 2), { finishedAt: NOW + 2 * DAY_MS, outcome: 'failed' }),
+      // A backfill of an older date, done last: the latest invoice-snapshot by finish time.
+      runRecord(addDays(DAY, 1), { kind: 'invoice-snapshot', finishedAt: NOW + 3 * DAY_MS }),
+      runRecord(addDays(DAY, 2), { kind: 'invoice-snapshot', finishedAt: NOW + 2 * DAY_MS }),
+    ];
+    for (const [i, run] of records.entries())
+      expect((await store.commitRun(effect({ expectedRev: i, run }))).committed).toBe(true);
+    const latest = await store.latestRuns('acme');
+    const expected = latestRuns(await store.listRuns('acme'));
+    expect(latest).toEqual({ any: true, ...expected });
+    expect(latest.trafficCheck).toMatchObject({ asOf: addDays(DAY, 2), outcome: 'failed' });
+    expect(latest.lastSuccess).toMatchObject({ asOf: addDays(DAY, 1), outcome: 'ok' });
+    expect(latest.invoiceSnapshot).toMatchObject({ asOf: addDays(DAY, 1) });
+  });
+
+  it('latestRuns: a broken record that could be chosen is unreadable state, naming its field; an older one broken elsewhere is left to listRuns', async () => {
+    const { store } = freshStore();
+    const key = store.keys.network('acme');
+    await store.commitRun(effect({ run: runRecord(DAY, { finishedAt: NOW }) }));
+    const older = runField('traffic-check', addDays(DAY, -1));
+    const index = (await redis.hget(key, FIELD.index)) ?? '';
+    await redis.hset(key, FIELD.index, `${index}\n${addDays(DAY, -1)} ${older}`);
+    // Older, and without its notification ids: not chosen, so not read whole.
+    const { notificationIds: _, ...incomplete } = runRecord(addDays(DAY, -1), { finishedAt: 1 });
+    await redis.hset(key, older, JSON.stringify(incomplete));
+    expect((await store.latestRuns('acme')).trafficCheck?.asOf).toBe(DAY);
+    await expect(store.listRuns('acme')).rejects.toThrow(/notificationIds/);
+    // The same record as the latest: chosen, validated, refused.
+    await redis.hset(key, older, JSON.stringify({ ...incomplete, finishedAt: NOW + 1 }));
+    await expect(store.latestRuns('acme')).rejects.toMatchObject({
+      name: 'StoredStateError',
+      field: older,
+      message: expect.stringMatching(/notificationIds/),
+    });
+    // Not JSON, or a kind, outcome or finish time that cannot be chosen by: refused wherever.
+    for (const broken of [
+      '{"networkId":',
+      JSON.stringify({ ...incomplete, outcome: 'maybe' }),
+      JSON.stringify({ ...incomplete, finishedAt: 'yesterday' }),
+    ]) {
+      await redis.hset(key, older, broken);
+      await expect(store.latestRuns('acme')).rejects.toMatchObject({
+        name: 'StoredStateError',
+        field: older,
+      });
+    }
   });
 
   it('deleteNetworkState removes the network and nothing else', async () => {

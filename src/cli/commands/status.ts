@@ -11,7 +11,7 @@ import {
   schedulerId,
   type CheckKind,
 } from '../../jobs/names.js';
-import { latestRuns, overdueStatus } from '../../monitor/overdue.js';
+import { overdueStatus } from '../../monitor/overdue.js';
 import { countBySeverity } from '../../monitor/thresholds.js';
 import type {
   InvoiceSnapshot,
@@ -85,19 +85,18 @@ async function networkStatus(
   scheduledSince: number | undefined,
 ): Promise<NetworkStatus> {
   const asOf = localDate(now, network.timezone);
-  const [state, runs] = await Promise.all([
+  const [state, latest] = await Promise.all([
     store.loadNetworkState(network.id, { asOf, kind: 'traffic-check', now }),
-    store.listRuns(network.id, { limit: 200 }),
+    store.latestRuns(network.id),
   ]);
   const nextRun = (kind: CheckKind) => {
     const next = schedulers.get(schedulerId(kind, network.id));
     return next ? new Date(next).toISOString() : undefined;
   };
-  const latest = latestRuns(runs);
   const { overdue, reason } = overdueStatus(
     network,
     latest.lastSuccess,
-    runs.length > 0,
+    latest.any,
     now,
     scheduledSince,
   );
