@@ -28,8 +28,11 @@ function reportedStates(states: readonly string[]): string[] {
   return [...new Set(states.includes('waiting') ? [...states, 'paused'] : states)];
 }
 
+/** BullMQ's key type of a state: `waiting` is kept in `wait`. */
+const typeOf = (state: string): string => (state === 'waiting' ? 'wait' : state);
+
 function keyOf(prefix: string, queue: string, state: string): string {
-  return `${prefix}:${queue}:${state === 'waiting' ? 'wait' : state}`;
+  return `${prefix}:${queue}:${typeOf(state)}`;
 }
 
 /**
@@ -47,7 +50,7 @@ export async function readJobCounts(
   for (const queue of queues)
     for (const state of reported) {
       const key = keyOf(prefix, queue, state);
-      if (LISTS.has(state === 'waiting' ? 'wait' : state)) pipeline.llen(key);
+      if (LISTS.has(typeOf(state))) pipeline.llen(key);
       else pipeline.zcard(key);
     }
   const replies = await execAll(pipeline);
