@@ -3,7 +3,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ApiRequestEvent } from '../api/client.js';
 import type { NetworkConfig } from '../config/load.js';
 import { localDate } from '../dates.js';
-import { latestRuns } from '../monitor/overdue.js';
 import { countBySeverity } from '../monitor/thresholds.js';
 import type { Severity } from '../monitor/types.js';
 import { EMAIL_CHANNEL } from '../notify/channels/types.js';
@@ -323,21 +322,21 @@ async function readRedisFigures(
   };
 }
 
-/** How far back the last successful traffic-check is looked for in the run records. */
-const LAST_SUCCESS_DAYS = 31;
-
 async function readNetworkFigures(
   store: RedisStore,
   network: NetworkConfig,
   now: number,
 ): Promise<{ active: RedisFigures['active']; lastSuccess?: RedisFigures['lastSuccess'][number] }> {
-  const [state, runs] = await Promise.all([
+  // The last success among every run record kept, however old: an alert on
+  // `time() - thm_last_successful_traffic_check_timestamp_seconds` needs the series to exist.
+  // It used to be looked for in the last 31 days only, and vanished after a month of failures.
+  const [state, latest] = await Promise.all([
     store.loadNetworkState(network.id, {
       asOf: localDate(now, network.timezone),
       kind: 'traffic-check',
       now,
     }),
-    store.listRuns(network.id, { days: LAST_SUCCESS_DAYS, now }),
+    store.latestRuns(network.id),
   ]);
   const bySeverity = countBySeverity(state.active.values(), network.alerts);
   const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
@@ -345,7 +344,7 @@ async function readNetworkFigures(
     severity,
     count: bySeverity[severity],
   }));
-  const last = latestRuns(runs).lastSuccess?.finishedAt;
+  const last = latest.lastSuccess?.finishedAt;
   return last === undefined
     ? { active }
     : { active, lastSuccess: { network: network.id, at: last } };

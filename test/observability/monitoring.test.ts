@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from '../../src/jobs/worker.js';
 import { silentLogger } from '../../src/log.js';
+import { RedisStore } from '../../src/store/redis-store.js';
 import type { HealthReport } from '../../src/observability/health.js';
 import { waitFor } from '../harness/ports.js';
 import { completed, startJobStack, type JobStack } from '../jobs/stack.js';
@@ -159,6 +160,42 @@ describe('monitoring server of the worker', () => {
         state: 'decided',
       }),
     ).toBe(1);
+  });
+
+  it('/metrics: the last successful traffic-check is reported however long ago it was', async () => {
+    // globex succeeded 40 days ago and has only failed since (the failure above).
+    const store = new RedisStore(stack.redis.client(), stack.config.redis.prefix);
+    const { rev } = await store.loadNetworkState('globex', {
+      asOf: '2026-10-06',
+      kind: 'traffic-check',
+      now: Date.now(),
+    });
+    const finishedAt = Date.now() - 40 * 86_400_000;
+    const committed = await store.commitRun({
+      networkId: 'globex',
+      expectedRev: rev,
+      run: {
+        networkId: 'globex',
+        kind: 'traffic-check',
+        asOf: '2026-10-06',
+        outcome: 'ok',
+        startedAt: finishedAt - 1_000,
+        finishedAt,
+        notificationIds: [],
+        runs: 1,
+      },
+      notifications: [],
+    });
+    expect(committed.committed).toBe(true);
+    // Scrapes share a snapshot of Redis for up to 5 s.
+    const last = await waitFor(
+      async () =>
+        valueOf(await scrape(), 'thm_last_successful_traffic_check_timestamp_seconds', {
+          network: 'globex',
+        }),
+      { timeoutMs: 10_000, intervalMs: 250, what: "globex's last success in /metrics" },
+    );
+    expect(last).toBeCloseTo(finishedAt / 1000, 2);
   });
 
   it('/healthz: healthy once a canary went through the worker', async () => {
