@@ -25,6 +25,8 @@ export interface Node {
 
 interface Spawned extends Node {
   stop(): Promise<void>;
+  /** The end of what redis-server printed: why a node that never answered did not start. */
+  output(): string;
 }
 
 async function waitFor<T>(
@@ -50,11 +52,16 @@ async function waitFor<T>(
 
 function spawnNode(dir: string, port: number, args: string[], clients: Redis[]): Spawned {
   let child: ChildProcess | undefined = spawn('redis-server', args, {
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dir,
   });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const node: Spawned = {
     port,
+    output: () => output,
     address: `127.0.0.1:${port}`,
     client() {
       const c = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => 200 });
@@ -199,6 +206,10 @@ export async function startCluster(): Promise<TestCluster> {
   const { dir, clients, all: nodes, shutdown } = scratch('cluster');
   for (let i = 0; i < 6; i++) {
     const port = await freePort();
+    // The cluster bus listens on a port of its own, by default port + 10,000: a port nobody
+    // checked was free (or above 65,535), and a node that could not bind it never answered (a
+    // full run once failed on it). So the bus gets a free port too.
+    const busPort = await freePort();
     nodes.push(
       spawnNode(
         dir,
@@ -206,6 +217,8 @@ export async function startCluster(): Promise<TestCluster> {
         [
           '--port',
           String(port),
+          '--cluster-port',
+          String(busPort),
           '--dir',
           dir,
           '--cluster-enabled',
@@ -224,7 +237,10 @@ export async function startCluster(): Promise<TestCluster> {
   }
   try {
     for (const n of nodes)
-      await waitFor(`cluster node ${n.port}`, async () => (await answers(n.port)) || undefined);
+      await waitFor(`cluster node ${n.port}`, async () => {
+        if (!n.running()) throw new Error(`redis-server exited: ${n.output()}`);
+        return (await answers(n.port)) || undefined;
+      });
     const create = spawnSync(
       'redis-cli',
       [
