@@ -1,6 +1,6 @@
 import type { NetworkConfig } from '../config/load.js';
 import { addDays, localDate, type IsoDate } from '../dates.js';
-import type { RunKind, RunRecord } from '../monitor/types.js';
+import type { RunKind } from '../monitor/types.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { UsageError } from '../errors.js';
 
@@ -37,23 +37,25 @@ export function asOfProblem(facts: AsOfFacts): string | undefined {
 
 /**
  * Checks `--date` for each network against the store, before anything is enqueued; the first
- * refusal is a UsageError (exit 2) naming the network and the reason.
+ * refusal (in the networks' order) is a UsageError (exit 2) naming the network and the reason.
+ * Reads only which dates have a run record (RedisStore.runDates), for all networks at once.
  */
 export async function checkRequestedAsOf(
-  store: Pick<RedisStore, 'listRuns'>,
+  store: Pick<RedisStore, 'runDates'>,
   kind: RunKind,
   networks: readonly NetworkConfig[],
   requested: IsoDate,
   now = Date.now(),
 ): Promise<void> {
-  for (const network of networks) {
-    const runs: RunRecord[] = (await store.listRuns(network.id)).filter((r) => r.kind === kind);
+  const dates = await Promise.all(networks.map((network) => store.runDates(network.id, kind)));
+  networks.forEach((network, i) => {
+    const recorded = dates[i]!;
     const problem = asOfProblem({
       requested,
       today: localDate(now, network.timezone),
-      newest: runs[0]?.asOf,
-      exists: runs.some((r) => r.asOf === requested),
+      newest: recorded[0],
+      exists: recorded.includes(requested),
     });
     if (problem) throw new UsageError(`--date ${requested} for network ${network.id}: ${problem}`);
-  }
+  });
 }

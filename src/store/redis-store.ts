@@ -304,6 +304,23 @@ export class RedisStore implements OutboxStore {
   }
 
   /**
+   * The as-of dates that have a run record of `kind`, newest first: from the hash's field
+   * names, without reading a record (what `thm run --date` checks: src/jobs/as-of.ts).
+   */
+  async runDates(networkId: string, kind: RunKind): Promise<IsoDate[]> {
+    const fields = await this.networkCall(networkId, 'runDates', () =>
+      this.redis.hkeys(this.keys.network(networkId)),
+    );
+    const prefix = runField(kind, '');
+    return fields
+      .filter((field) => field.startsWith(prefix))
+      .map((field) => field.slice(prefix.length))
+      .filter(isIsoDate)
+      .sort()
+      .reverse();
+  }
+
+  /**
    * Run records, newest first (by as-of date, then start). `days`: only runs that finished
    * within the last `days` days before `now`. Records are kept RUN_RETENTION_DAYS.
    */

@@ -312,6 +312,26 @@ describe('RedisStore: network state and runs', () => {
     expect(await store.listRuns('acme')).toHaveLength(62);
   });
 
+  it('runDates: the dates with a record of the kind, newest first, from the field names alone', async () => {
+    const { store } = freshStore();
+    expect(await store.runDates('acme', 'traffic-check')).toEqual([]);
+    const runs = [
+      runRecord(addDays(DAY, 1)),
+      runRecord(DAY),
+      runRecord(addDays(DAY, 2), { kind: 'invoice-snapshot' }),
+    ];
+    for (const [i, run] of runs.entries())
+      expect((await store.commitRun(effect({ expectedRev: i, run }))).committed).toBe(true);
+    // A record that does not parse is still a date that ran: no record is read.
+    await redis.hset(store.keys.network('acme'), runField('traffic-check', addDays(DAY, -3)), '{');
+    expect(await store.runDates('acme', 'traffic-check')).toEqual([
+      addDays(DAY, 1),
+      DAY,
+      addDays(DAY, -3),
+    ]);
+    expect(await store.runDates('acme', 'invoice-snapshot')).toEqual([addDays(DAY, 2)]);
+  });
+
   it('latestRuns: the latest of each kind and the last success, as latestRuns over listRuns', async () => {
     const { store } = freshStore();
     expect(await store.latestRuns('acme')).toEqual({ any: false });
