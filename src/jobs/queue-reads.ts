@@ -1,3 +1,4 @@
+import { execPipeline } from './pipeline.js';
 import type { RedisClient } from './redis.js';
 
 /**
@@ -53,7 +54,7 @@ export async function readJobCounts(
       if (LISTS.has(typeOf(state))) pipeline.llen(key);
       else pipeline.zcard(key);
     }
-  const replies = await execAll(pipeline);
+  const replies = await execPipeline(pipeline);
   const counts: Record<string, Record<string, number>> = {};
   queues.forEach((queue, q) => {
     counts[queue] = Object.fromEntries(
@@ -73,12 +74,4 @@ export async function readSchedulerNextTimes(
   const next = new Map<string, number>();
   for (let i = 0; i < flat.length; i += 2) next.set(flat[i]!, Number(flat[i + 1]));
   return next;
-}
-
-async function execAll(pipeline: ReturnType<RedisClient['pipeline']>): Promise<unknown[]> {
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
 }

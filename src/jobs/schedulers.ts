@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cronParser from 'cron-parser';
 import type { Queue } from 'bullmq';
+import { execPipeline } from './pipeline.js';
 import type { RedisClient } from './redis.js';
 import type { NetworkConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -181,11 +182,7 @@ async function pipelined<T>(
 ): Promise<unknown[]> {
   const pipeline = redis.pipeline();
   for (const item of items) add(pipeline, item);
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
+  return execPipeline(pipeline);
 }
 
 async function inBatches<T>(
