@@ -3,8 +3,8 @@
 //
 // Why: a `thm` command spent most of its start loading modules, several hundred small files
 // read, resolved and linked one by one (target P7; docs/performance.md, "What made the
-// difference"). In a few chunks the same code starts about 0.1 s sooner. Each command's own modules stay in chunks of
-// their own, loaded when the command runs (the CLI's dynamic imports).
+// difference"). In a few chunks the same code starts about 0.1 s sooner. Each command's own
+// modules stay in chunks of their own, loaded when the command runs (the CLI's dynamic imports).
 //
 // In the bundle: our code and the packages every command loads at its start (commander, zod,
 // yaml, cron-parser and its luxon). Left out, loaded from node_modules when a command needs

@@ -3,7 +3,7 @@ import cronParser from 'cron-parser';
 import type { Queue } from 'bullmq';
 import { execPipeline } from './pipeline.js';
 import type { RedisClient } from './redis.js';
-import type { NetworkConfig } from '../config/load.js';
+import type { Config, NetworkConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { CheckJobData } from './job-data.js';
 import { parseSchedulerId, schedulerId, type CheckKind } from './names.js';
@@ -60,6 +60,11 @@ export interface ReconcileOptions {
   logger: Logger;
   /** Parallel upserts in flight. */
   concurrency?: number;
+}
+
+/** The scheduled jobs' retry settings, from the config's worker section. */
+export function schedulerJobOptions(config: Config): ReconcileOptions['jobOptions'] {
+  return { attempts: config.worker.attempts, backoffMs: config.worker.backoffMs };
 }
 
 export async function reconcileSchedulers(options: ReconcileOptions): Promise<ReconcileResult> {

@@ -31,7 +31,12 @@ import {
 } from './redis.js';
 import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { reconcileSchedulers, restoreLostSchedulerJobs, withLock } from './schedulers.js';
+import {
+  reconcileSchedulers,
+  restoreLostSchedulerJobs,
+  schedulerJobOptions,
+  withLock,
+} from './schedulers.js';
 import { STOP_WITHOUT_REDIS_MS } from './signals.js';
 import type { CheckOutcome } from './traffic-check.js';
 
@@ -126,7 +131,7 @@ export async function startWorker(
       redis,
       lockKey: schedulerLock,
       networks: from.networks,
-      jobOptions: { attempts: from.worker.attempts, backoffMs: from.worker.backoffMs },
+      jobOptions: schedulerJobOptions(from),
       logger,
     });
     await store.markScheduled(
@@ -228,10 +233,7 @@ export async function startWorker(
         queue: checksQueue,
         redis,
         networks: runtime.config.networks,
-        jobOptions: {
-          attempts: runtime.config.worker.attempts,
-          backoffMs: runtime.config.worker.backoffMs,
-        },
+        jobOptions: schedulerJobOptions(runtime.config),
         logger,
       }),
     );

@@ -130,7 +130,6 @@ export const outboxMetaSchema = z.object({
 });
 export type OutboxMeta = z.infer<typeof outboxMetaSchema>;
 
-/** Parses a stored JSON value; `what` names it in the error. */
 /**
  * Whether a parsed run record has the three fields that `latestRuns` (monitor/overdue.ts)
  * chooses by, as runRecordSchema has them: the light check of RedisStore.latestRuns, which
@@ -146,6 +145,7 @@ export function hasRunChoiceFields(value: unknown): value is RunChoiceFields {
   );
 }
 
+/** A stored value's JSON, parsed; `what` names it in the error. */
 export function parseStoredJson(raw: string, what: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
@@ -154,6 +154,7 @@ export function parseStoredJson(raw: string, what: string): unknown {
   }
 }
 
+/** Parses a stored JSON value with its schema; `what` names it in the error. */
 export function parseStored<T>(schema: z.ZodType<T>, raw: string, what: string): T {
   const value = parseStoredJson(raw, what);
   const result = schema.safeParse(value);

@@ -352,11 +352,11 @@ export class RedisStore implements OutboxStore {
    * `latestRuns` in monitor/overdue.ts), from its run records, without validating them all:
    * two months of them (RUN_RETENTION_DAYS, two kinds a day) are ~120 a network, and zod over
    * 12,000 records took a 100-network `thm status` 0.15 s of its 0.5 s (target P7,
-   * docs/performance.md); the worker's /metrics reads it on each scrape too. Every record is parsed and the three fields the choice reads are
-   * checked; the chosen records are validated whole. A record that is not JSON, or whose
-   * kind, outcome or finish time is not what it must be, is the network's unreadable state, as
-   * in listRuns; an older record broken elsewhere is left to `thm history`, which reads them
-   * all.
+   * docs/performance.md); the worker's /metrics reads it on each scrape too. Every record is
+   * parsed and the three fields the choice reads are checked; the chosen records are validated
+   * whole. A record that is not JSON, or whose kind, outcome or finish time is not what it must
+   * be, is the network's unreadable state, as in listRuns; an older record broken elsewhere is
+   * left to `thm history`, which reads them all.
    */
   async latestRuns(networkId: string): Promise<LatestRuns & { any: boolean }> {
     const fields = await this.runFields(networkId, 'latestRuns');
