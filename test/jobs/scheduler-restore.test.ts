@@ -46,7 +46,14 @@ describe('a running worker and a scheduler whose next job was lost', () => {
         what: 'the next job added back',
       },
     );
-    const warnings = log.filter((line) => line.includes('had lost its next job'));
+    // The worker says so once the job is back: the line may follow the job by a moment (it is
+    // logged after the upsert returns, and the stream hands it on asynchronously).
+    const warned = () => log.filter((line) => line.includes('had lost its next job'));
+    await waitFor(() => (warned().length > 0 ? true : undefined), {
+      timeoutMs: 5_000,
+      what: 'the warning',
+    });
+    const warnings = warned();
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({
       level: 40,
@@ -55,7 +62,7 @@ describe('a running worker and a scheduler whose next job was lost', () => {
     });
     // Sweeps go on; nothing more is added or said.
     await new Promise((r) => setTimeout(r, 600));
-    expect(log.filter((line) => line.includes('had lost its next job'))).toHaveLength(1);
+    expect(warned()).toHaveLength(1);
     const delayed = (await stack.queue.getDelayed()).filter(
       (j) => j.name === 'traffic-check' && j.data.networkId === 'acme',
     );
