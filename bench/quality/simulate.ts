@@ -3,7 +3,6 @@ import { alertsSchema } from '../../src/config/schema.js';
 import { isoDateOfDay } from '../../src/dates.js';
 import { classifyPairs, isEmailedClass } from '../../src/monitor/classify.js';
 import type { SignificanceRule } from '../../src/monitor/significance.js';
-import { pairKey } from '../../src/monitor/pair-key.js';
 import type { ActivePair, PairClass, WatchedRun } from '../../src/monitor/types.js';
 import {
   buildNetwork,
@@ -95,8 +94,8 @@ export function simulateNetwork(
   rule: SignificanceRule | undefined,
   memory = true,
 ): EmailRecord[] {
-  let active = new Map<string, ActivePair>();
-  let runs = new Map<string, WatchedRun>();
+  let active: ActivePair[] = [];
+  let runs: WatchedRun[] = [];
   const emails: EmailRecord[] = [];
   for (let asOf = 1; asOf <= SIM_DAYS; asOf++) {
     const classification = classifyPairs({
@@ -108,17 +107,9 @@ export function simulateNetwork(
       runs,
       rule,
     });
-    if (memory) {
-      runs = new Map(
-        (classification.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]),
-      );
-    }
-    const next = new Map(active);
-    for (const key of classification.changes.remove) next.delete(key);
-    for (const pair of classification.changes.upsert) {
-      next.set(pairKey(pair.domainId, pair.isp), pair);
-    }
-    active = next;
+    if (memory) runs = classification.changes.runs ?? [];
+    // `upsert` is the whole history after the run.
+    active = classification.changes.upsert;
     const events = classification.pairs
       .filter((p) => isEmailedClass(p.class, settings))
       .map((p) => ({ key: p.key, pairClass: p.class }));

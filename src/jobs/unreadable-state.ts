@@ -90,5 +90,5 @@ export async function handOverRepairedEpisodes(
 }
 
 function emptyState(): NetworkState {
-  return { rev: 0, active: new Map(), runs: new Map(), silences: [], sentEvents: new Set() };
+  return { rev: 0, active: [], runs: [], silences: [], sentEvents: new Set() };
 }

@@ -5,7 +5,7 @@ import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './h
 import { pairKey } from './pair-key.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
-import { extendRun, isSteadyDecline, type ListedRun } from './runs.js';
+import { extendRun, isSteadyDecline } from './runs.js';
 import { poissonZ, type SignificanceRule } from './significance.js';
 import {
   emptyMeasure,
@@ -48,13 +48,13 @@ export interface ClassifyInput {
   asOf: IsoDate;
   /** Today's validated entries (a successful, complete 200 response; [] = nothing declines). */
   entries: readonly IspTrend[];
-  /** The history before the run, by pairKey. Not modified. */
-  active: ReadonlyMap<string, ActivePair>;
+  /** The history before the run, each pair once (a repeat is ignored). Not modified. */
+  active: readonly ActivePair[];
   settings: LifecycleSettings;
   /** The network's silences unexpired at run time (the caller owns the clock). */
   silences: readonly Silence[];
-  /** The listed runs before this run, by pairKey (monitor/runs.ts). Not modified. */
-  runs?: ReadonlyMap<string, WatchedRun>;
+  /** The listed runs before this run, each pair's once (monitor/runs.ts). Not modified. */
+  runs?: readonly WatchedRun[];
   /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
   rule?: SignificanceRule;
 }
@@ -185,10 +185,9 @@ function stepQuiet(
  * would be a fresh string hashed on every lookup (measurably slower at 50,000 pairs).
  */
 interface Slot {
-  key: string;
   prev: ActivePair | undefined;
   listed: boolean;
-  run: ListedRun | undefined;
+  run: WatchedRun | undefined;
 }
 
 class PairIndex {
@@ -202,7 +201,7 @@ class PairIndex {
     }
     let slot = byIsp.get(isp);
     if (slot === undefined) {
-      slot = { key: '', prev: undefined, listed: false, run: undefined };
+      slot = { prev: undefined, listed: false, run: undefined };
       byIsp.set(isp, slot);
     }
     return slot;
@@ -231,15 +230,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
 
   // forEach and indexed loops, not for...of: at 50,000 pairs the iterator's entry arrays and
   // result objects were megabytes of garbage a run (target P6, docs/performance.md).
-  input.active.forEach((prev, key) => {
+  const active = input.active;
+  for (let a = 0; a < active.length; a++) {
+    const prev = active[a]!;
     const slot = index.slot(prev.domainId, prev.isp);
-    slot.key = key;
+    if (slot.prev !== undefined) continue;
     slot.prev = prev;
     history.push(slot);
-  });
-  input.runs?.forEach((run) => {
+  }
+  const watched = input.runs ?? [];
+  for (let r = 0; r < watched.length; r++) {
+    const run = watched[r]!;
     index.slot(run.domainId, run.isp).run = run;
-  });
+  }
   const runs: WatchedRun[] = [];
   /** extendRun's input, refilled per entry (it reads it, never keeps it). */
   const clicks = { yesterday: 0, d7: 0, d14: 0 };
@@ -293,24 +296,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
     clicks.yesterday = today.yesterday;
     clicks.d7 = today.baseline;
     clicks.d14 = today.d14;
-    const extended = extendRun(slot.run, asOf, clicks, today.significance);
-    let run: WatchedRun | undefined;
-    if (extended !== undefined) {
-      run =
-        extended === slot.run
-          ? (slot.run as WatchedRun)
-          : {
-              domainId,
-              isp,
-              since: extended.since,
-              last: extended.last,
-              days: extended.days,
-              clicks: extended.clicks,
-              d7: extended.d7,
-              d14: extended.d14,
-            };
-      runs.push(run);
-    }
+    const run = extendRun(slot.run, domainId, isp, asOf, clicks, today.significance);
+    if (run !== undefined) runs.push(run);
     if (prev !== undefined) today.alertable = today.sustained;
     const steady = !today.alertable && isSteadyDecline(run, today, settings);
     if (steady) today.alertable = true;
@@ -318,7 +305,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
       belowThreshold++;
       continue;
     }
-    const key = slot.key || pairKey(domainId, isp);
+    const key = pairKey(domainId, isp);
     const silence = matchSilence(domainId, isp);
     const silenced = silence !== undefined;
     let step: Step;
@@ -371,14 +358,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const slot = history[h]!;
     if (slot.listed) continue;
     const prev = slot.prev as ActivePair;
-    const key = slot.key;
+    const key = pairKey(prev.domainId, prev.isp);
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
     const step = holdsUnlisted(slot.run, asOf, prev.dropPercent, day30Share, settings)
       ? stepHeld(stepped, prev, silenced)
       : stepQuiet(stepped, prev, silenced, asOf, settings);
     if (step.next !== undefined && slot.run !== undefined && keepsRunUnlisted(slot.run, asOf)) {
-      runs.push(slot.run as WatchedRun);
+      runs.push(slot.run);
     }
     const pair: ClassifiedPair = {
       key,

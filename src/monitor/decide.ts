@@ -28,10 +28,10 @@ import type {
 
 /** What a decision reads of a network's stored state (the store's NetworkState has all of it). */
 export interface DecisionState {
-  /** The history before the run, by pairKey. */
-  active: ReadonlyMap<string, ActivePair>;
-  /** The listed runs before the run, by pairKey (monitor/runs.ts); absent: none. */
-  runs?: ReadonlyMap<string, WatchedRun>;
+  /** The history before the run, each pair once. */
+  active: readonly ActivePair[];
+  /** The listed runs before the run, each pair's once (monitor/runs.ts); absent: none. */
+  runs?: readonly WatchedRun[];
   /** The network's silences unexpired at run time. */
   silences: readonly Silence[];
   premium?: PremiumState;

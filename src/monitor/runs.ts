@@ -1,6 +1,7 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import { poissonZCorrected, type ClickCounts } from './significance.js';
 import type { Thresholds } from './thresholds.js';
+import type { WatchedRun } from './types.js';
 
 /**
  * The monitor's memory of the days a pair was listed (glossary in types.ts: "listed run").
@@ -35,20 +36,26 @@ export const STEADY_DROP_SHARE = 0.75;
 export const STEADY_HOLD_SHARE = 0.75;
 
 /**
- * The run after today's entry. A day with less evidence than RUN_MIN_DAY_SIGNIFICANCE ends the
- * run (undefined); a missed day starts a new one. A forced re-run of the same as-of date keeps
- * the run as it was (its numbers are already in).
+ * The run of the pair (domainId, isp) after today's entry. A day with less evidence than
+ * RUN_MIN_DAY_SIGNIFICANCE ends the run (undefined); a missed day starts a new one. A forced
+ * re-run of the same as-of date keeps the run as it was (its numbers are already in). The pair's
+ * WatchedRun is built here, in one object: a ListedRun and then a copy with the pair were two
+ * objects a listed pair a run (target P6, docs/performance.md).
  */
 export function extendRun(
-  prev: ListedRun | undefined,
+  prev: WatchedRun | undefined,
+  domainId: number,
+  isp: string,
   asOf: IsoDate,
   today: ClickCounts,
   significance: number,
-): ListedRun | undefined {
+): WatchedRun | undefined {
   if (prev !== undefined && prev.last === asOf) return prev;
   if (significance < RUN_MIN_DAY_SIGNIFICANCE) return undefined;
   if (prev !== undefined && daysBetween(prev.last, asOf) === 1) {
     return {
+      domainId,
+      isp,
       since: prev.since,
       last: asOf,
       days: prev.days + 1,
@@ -58,6 +65,8 @@ export function extendRun(
     };
   }
   return {
+    domainId,
+    isp,
     since: asOf,
     last: asOf,
     days: 1,

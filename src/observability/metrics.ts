@@ -338,7 +338,7 @@ async function readNetworkFigures(
     }),
     store.latestRuns(network.id),
   ]);
-  const bySeverity = countBySeverity(state.active.values(), network.alerts);
+  const bySeverity = countBySeverity(state.active, network.alerts);
   const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
     network: network.id,
     severity,

@@ -1,6 +1,5 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
-import { pairKey } from '../monitor/pair-key.js';
 import type { ActivePair } from '../monitor/types.js';
 import { domainLists, type Flat } from './domain-lists.js';
 
@@ -52,8 +51,14 @@ function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored active pairs are unreadable (${detail})`);
 }
 
-export function decodeActive(blob: string | null | undefined): Map<string, ActivePair> {
-  const active = new Map<string, ActivePair>();
+/**
+ * The stored pairs in their stored order, as a list: keyed by nothing, because the one reader
+ * that looks pairs up (classification) indexes them by domain id and ISP itself, and a Map by
+ * pairKey cost 10,000 concatenated keys hashed once for nothing (target P1, docs/performance.md).
+ * Each pair is stored once: `encodeActive` writes the history of one classification.
+ */
+export function decodeActive(blob: string | null | undefined): ActivePair[] {
+  const active: ActivePair[] = [];
   if (blob === null || blob === undefined || blob === '') return active;
   let parsed: unknown;
   try {
@@ -79,7 +84,7 @@ export function decodeActive(blob: string | null | undefined): Map<string, Activ
         if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
       }
       const quietDay = flat[i + 9] as number;
-      const pair: ActivePair = {
+      active.push({
         domainId,
         isp,
         domainUrl,
@@ -91,9 +96,9 @@ export function decodeActive(blob: string | null | undefined): Map<string, Activ
         baseline: flat[i + 6] as number,
         yesterday: flat[i + 7] as number,
         dropPercent: flat[i + 8] as number,
-      };
-      if (quietDay !== 0) pair.quietAsOf = isoDateOfDay(quietDay);
-      active.set(pairKey(domainId, isp), pair);
+        // Always present (undefined: none), so that every decoded pair has one shape.
+        quietAsOf: quietDay === 0 ? undefined : isoDateOfDay(quietDay),
+      });
     }
   }
   return active;

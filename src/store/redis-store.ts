@@ -67,9 +67,10 @@ import {
 export interface NetworkState {
   /** Optimistic-concurrency revision; pass it back as RunEffect.expectedRev. */
   rev: number;
-  active: Map<string, ActivePair>;
-  /** The listed runs by pairKey (monitor/runs.ts). */
-  runs: Map<string, WatchedRun>;
+  /** The active pairs (the history), each once, in no meaningful order. */
+  active: ActivePair[];
+  /** The listed runs (monitor/runs.ts), each pair's once. */
+  runs: WatchedRun[];
   /** The network's silences unexpired at `now`. */
   silences: Silence[];
   premium?: PremiumState;

@@ -1,6 +1,5 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
-import { pairKey } from '../monitor/pair-key.js';
 import type { WatchedRun } from '../monitor/types.js';
 import { domainLists, type Flat } from './domain-lists.js';
 
@@ -46,8 +45,9 @@ function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored listed runs are unreadable (${detail})`);
 }
 
-export function decodeRuns(blob: string | null | undefined): Map<string, WatchedRun> {
-  const runs = new Map<string, WatchedRun>();
+/** The stored runs in their stored order, as a list (see `decodeActive`). */
+export function decodeRuns(blob: string | null | undefined): WatchedRun[] {
+  const runs: WatchedRun[] = [];
   if (blob === null || blob === undefined || blob === '') return runs;
   let parsed: unknown;
   try {
@@ -70,7 +70,7 @@ export function decodeRuns(blob: string | null | undefined): Map<string, Watched
       for (let j = 1; j < STRIDE; j++) {
         if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
       }
-      runs.set(pairKey(domainId, isp), {
+      runs.push({
         domainId,
         isp,
         since: isoDateOfDay(flat[i + 1] as number),

@@ -49,8 +49,8 @@ function silenceFor(domainId: number): Silence {
 function story(
   days: readonly (Day | DayState)[],
   settings: AlertSettings = SETTINGS,
-): { results: Classification[]; history: Map<string, ActivePair> } {
-  let history = new Map<string, ActivePair>();
+): { results: Classification[]; history: ActivePair[] } {
+  let history: ActivePair[] = [];
   const results: Classification[] = [];
   days.forEach((d, i) => {
     const day = typeof d === 'string' ? { state: d } : d;
@@ -68,15 +68,16 @@ function story(
   return { results, history };
 }
 
-function applyChanges(history: Map<string, ActivePair>, result: Classification) {
-  const next = new Map<string, ActivePair>();
-  for (const p of result.changes.upsert) next.set(pairKey(p.domainId, p.isp), p);
+function applyChanges(history: readonly ActivePair[], result: Classification): ActivePair[] {
+  const next = new Set(result.changes.upsert.map((p) => pairKey(p.domainId, p.isp)));
+  expect(next.size).toBe(result.changes.upsert.length);
   for (const key of result.changes.remove) expect(next.has(key)).toBe(false);
   // `upsert` is the whole history after the run: nothing of the old history is carried over.
-  for (const key of history.keys()) {
+  for (const { domainId, isp } of history) {
+    const key = pairKey(domainId, isp);
     expect(next.has(key) || result.changes.remove.includes(key)).toBe(true);
   }
-  return next;
+  return result.changes.upsert;
 }
 
 function classesOf(results: Classification[]): (PairClass | '-')[] {
@@ -210,7 +211,7 @@ describe('classifyPairs: lifecycle transitions of one pair', () => {
 
   it('a silenced pair never changes lastNotified / notifiedSeverity', () => {
     const { history } = story(['warn', S('crit'), S('crit')]);
-    const pair = history.get(KEY);
+    const pair = history.find((p) => pairKey(p.domainId, p.isp) === KEY);
     expect(pair).toMatchObject({
       lastNotified: DAY1,
       notifiedSeverity: 'warning',
@@ -223,12 +224,12 @@ describe('classifyPairs: lifecycle transitions of one pair', () => {
     const { results, history } = story(['warn', 'warn', 'absent', 'absent', 'warn']);
     expect(results[1]?.pairs[0]?.firstSeen).toBe(DAY1);
     expect(results[2]?.pairs[0]).toMatchObject({ firstSeen: DAY1, quietRuns: 1, class: 'ongoing' });
-    expect(history.get(KEY)?.firstSeen).toBe(addDays(DAY1, 4));
+    expect(history.find((p) => pairKey(p.domainId, p.isp) === KEY)?.firstSeen).toBe(addDays(DAY1, 4));
   });
 
   it('remembers the last alertable numbers through quiet runs', () => {
     const { history } = story(['crit', 'below']);
-    expect(history.get(KEY)).toMatchObject({
+    expect(history.find((p) => pairKey(p.domainId, p.isp) === KEY)).toMatchObject({
       baseline: 1000,
       yesterday: 200,
       dropPercent: 80,
@@ -244,11 +245,11 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
     const first = classifyPairs({
       asOf: DAY1,
       entries: [entry(DOMAIN, ISP, WARN)],
-      active: new Map(),
+      active: [],
       settings: SETTINGS,
       silences: [],
     });
-    let history = applyChanges(new Map(), first);
+    let history = applyChanges([], first);
     const day2 = addDays(DAY1, 1);
     const quiet = { asOf: day2, entries: [], settings: SETTINGS, silences: [] };
     const a = classifyPairs({ ...quiet, active: history });
@@ -267,14 +268,14 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
       settings: SETTINGS,
       silences: [],
     };
-    const first = classifyPairs({ ...input, active: new Map() });
-    const again = classifyPairs({ ...input, active: applyChanges(new Map(), first) });
+    const first = classifyPairs({ ...input, active: [] });
+    const again = classifyPairs({ ...input, active: applyChanges([], first) });
     expect(again.pairs[0]?.class).toBe('ongoing');
   });
 });
 
 function classifyToday(entries: IspTrend[], settings: AlertSettings = SETTINGS) {
-  return classifyPairs({ asOf: DAY1, entries, active: new Map(), settings, silences: [] });
+  return classifyPairs({ asOf: DAY1, entries, active: [], settings, silences: [] });
 }
 
 describe('classifyPairs: numbers', () => {
@@ -482,7 +483,7 @@ describe('classifyPairs: identity of pairs', () => {
       ['1:Comcast', 'warning'],
       ['2:Comcast', 'critical'],
     ]);
-    const history = new Map(day1.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+    const history = day1.changes.upsert;
     const day2 = classifyPairs({
       asOf: addDays(DAY1, 1),
       entries: [entry(1, 'Comcast', CRIT)],
@@ -509,26 +510,21 @@ describe('classifyPairs: identity of pairs', () => {
 });
 
 describe('classifyPairs: the whole run', () => {
-  function history(pairs: Partial<ActivePair>[]): Map<string, ActivePair> {
-    const map = new Map<string, ActivePair>();
-    for (const p of pairs) {
-      const full: ActivePair = {
-        domainId: 1,
-        isp: 'x',
-        domainUrl: 'https://d1.example',
-        firstSeen: DAY1,
-        lastSeen: DAY1,
-        lastNotified: DAY1,
-        notifiedSeverity: 'warning',
-        quietRuns: 0,
-        baseline: 1000,
-        yesterday: 700,
-        dropPercent: 30,
-        ...p,
-      };
-      map.set(pairKey(full.domainId, full.isp), full);
-    }
-    return map;
+  function history(pairs: Partial<ActivePair>[]): ActivePair[] {
+    return pairs.map((p) => ({
+      domainId: 1,
+      isp: 'x',
+      domainUrl: 'https://d1.example',
+      firstSeen: DAY1,
+      lastSeen: DAY1,
+      lastNotified: DAY1,
+      notifiedSeverity: 'warning',
+      quietRuns: 0,
+      baseline: 1000,
+      yesterday: 700,
+      dropPercent: 30,
+      ...p,
+    }));
   }
 
   it('every pair of today and of the history gets exactly one class', () => {
@@ -585,7 +581,7 @@ describe('classifyPairs: the whole run', () => {
 
   it('does not modify the history it was given', () => {
     const active = history([{ isp: 'a' }, { isp: 'b', quietRuns: 1 }]);
-    const before = structuredClone([...active.entries()]);
+    const before = structuredClone(active);
     classifyPairs({
       asOf: addDays(DAY1, 1),
       entries: [],
@@ -593,7 +589,7 @@ describe('classifyPairs: the whole run', () => {
       settings: SETTINGS,
       silences: [],
     });
-    expect([...active.entries()]).toEqual(before);
+    expect(active).toEqual(before);
   });
 
   it('an empty list clears everything in due course, and only then', () => {
@@ -602,7 +598,7 @@ describe('classifyPairs: the whole run', () => {
     const one = classifyPairs({ ...input, asOf: addDays(DAY1, 1), active });
     expect(one.counts.ongoing).toBe(3);
     expect(one.changes.upsert).toHaveLength(3);
-    const after = new Map(one.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+    const after = one.changes.upsert;
     const two = classifyPairs({ ...input, asOf: addDays(DAY1, 2), active: after });
     expect(two.counts.cleared).toBe(3);
     expect(two.changes).toEqual({ upsert: [], remove: ['1:a', '1:b', '2:c'], runs: [] });
@@ -681,7 +677,7 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
   ];
 
   it.each(table)('$name', ({ days, flag }) => {
-    let active = new Map<string, ActivePair>();
+    let active: ActivePair[] = [];
     let last: Classification | undefined;
     days.forEach((figures, i) => {
       last = classifyPairs({
@@ -691,7 +687,7 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
         settings: SETTINGS,
         silences: [],
       });
-      active = new Map(last.changes.upsert.map((p) => [pairKey(p.domainId, p.isp), p]));
+      active = last.changes.upsert;
     });
     expect(last?.pairs[0]?.class).toBe('cleared');
     expect(last?.pairs[0]?.mayStillBeDepressed).toBe(flag);
@@ -706,19 +702,19 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
 });
 
 describe('classifyPairs: an active pair stays alertable under minBaselineClicks', () => {
-  const run = (active: Map<string, ActivePair>, entries: IspTrend[], day: number) =>
+  const run = (active: ActivePair[], entries: IspTrend[], day: number) =>
     classifyPairs({ asOf: addDays(DAY1, day), entries, active, settings: SETTINGS, silences: [] });
 
   it('a reported pair whose comparison day dipped under the floor is ongoing, not quiet', () => {
-    const first = run(new Map(), [entry(DOMAIN, ISP, { baseline: 60, yesterday: 0 })], 0);
+    const first = run([], [entry(DOMAIN, ISP, { baseline: 60, yesterday: 0 })], 0);
     expect(first.pairs[0]?.class).toBe('new');
-    const history = applyChanges(new Map(), first);
+    const history = applyChanges([], first);
     const second = run(history, [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 1);
     expect(second.pairs[0]).toMatchObject({ class: 'ongoing', alertable: true, quietRuns: 0 });
   });
 
   it('the same numbers do not make a pair nobody was told about new', () => {
-    const result = run(new Map(), [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 0);
+    const result = run([], [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 0);
     expect(result.pairs).toHaveLength(0);
     expect(result.belowThreshold).toBe(1);
   });
@@ -733,11 +729,11 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
     const first = classifyPairs({
       asOf: DAY1,
       entries: [...down(six), ...down(['late'], 40)],
-      active: new Map(),
+      active: [],
       settings: SETTINGS,
       silences: [],
     });
-    const history = applyChanges(new Map(), first);
+    const history = applyChanges([], first);
     const second = classifyPairs({
       asOf: addDays(DAY1, 1),
       entries: dayTwo,
@@ -778,19 +774,19 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
   const day = () => [entry(DOMAIN, ISP, { baseline: 120, yesterday: 90 })];
 
   function threeDays(thread: boolean) {
-    let runs = new Map<string, WatchedRun>();
+    let runs: WatchedRun[] = [];
     const results: Classification[] = [];
     for (let i = 0; i < 3; i++) {
       const result = classifyPairs({
         asOf: addDays(DAY1, i),
         entries: day(),
-        active: new Map(),
+        active: [],
         settings: SETTINGS,
         silences: [],
-        runs: thread ? runs : new Map(),
+        runs: thread ? runs : [],
       });
       results.push(result);
-      runs = new Map((result.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]));
+      runs = result.changes.runs ?? [];
     }
     return results;
   }
@@ -816,24 +812,21 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
     const result = classifyPairs({
       asOf: DAY1,
       entries: [],
-      active: new Map(),
+      active: [],
       settings: SETTINGS,
       silences: [],
-      runs: new Map([
-        [
-          KEY,
-          {
-            domainId: DOMAIN,
-            isp: ISP,
-            since: DAY1,
-            last: DAY1,
-            days: 1,
-            clicks: 1,
-            d7: 9,
-            d14: 9,
-          },
-        ],
-      ]),
+      runs: [
+        {
+          domainId: DOMAIN,
+          isp: ISP,
+          since: DAY1,
+          last: DAY1,
+          days: 1,
+          clicks: 1,
+          d7: 9,
+          d14: 9,
+        },
+      ],
     });
     expect(result.changes.runs).toEqual([]);
   });
@@ -863,8 +856,8 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
     }));
 
   function heldStory(states: HeldState[], memory = true) {
-    let history = new Map<string, ActivePair>();
-    let runs = new Map<string, WatchedRun>();
+    let history: ActivePair[] = [];
+    let runs: WatchedRun[] = [];
     return states.map((state, i) => {
       const unlisted = state === 'alike' || state === 'quieter' || state === 'mild';
       const entries = [
@@ -881,7 +874,7 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
       });
       history = applyChanges(history, result);
       if (memory) {
-        runs = new Map((result.changes.runs ?? []).map((r) => [pairKey(r.domainId, r.isp), r]));
+        runs = result.changes.runs ?? [];
       }
       return result;
     });

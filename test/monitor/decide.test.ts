@@ -26,7 +26,7 @@ const STARTED = 1_000;
 const NOW = 2_000;
 
 function state(parts: Partial<DecisionState> = {}): DecisionState {
-  return { active: new Map(), silences: [], sentEvents: new Set(), ...parts };
+  return { active: [], silences: [], sentEvents: new Set(), ...parts };
 }
 
 const premium = (hasPremium: boolean): PremiumState => ({ hasPremium, checkedAt: 10, since: 10 });

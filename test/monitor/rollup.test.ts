@@ -45,7 +45,7 @@ describe('domain roll-up', () => {
         entry(2, 'h', BELOW),
         entry(3, 'only', CRIT),
       ],
-      active: new Map(),
+      active: [],
       settings: SETTINGS,
       silences: [silence],
     });
@@ -82,24 +82,21 @@ describe('domain roll-up', () => {
     const result = classifyPairs({
       asOf: '2026-03-02',
       entries: [],
-      active: new Map([
-        [
-          '4:x',
-          {
-            domainId: 4,
-            isp: 'x',
-            domainUrl: 'https://d4.example',
-            firstSeen: '2026-03-01',
-            lastSeen: '2026-03-01',
-            lastNotified: '2026-03-01',
-            notifiedSeverity: 'warning',
-            quietRuns: 1,
-            baseline: 100,
-            yesterday: 10,
-            dropPercent: 90,
-          },
-        ],
-      ]),
+      active: [
+        {
+          domainId: 4,
+          isp: 'x',
+          domainUrl: 'https://d4.example',
+          firstSeen: '2026-03-01',
+          lastSeen: '2026-03-01',
+          lastNotified: '2026-03-01',
+          notifiedSeverity: 'warning',
+          quietRuns: 1,
+          baseline: 100,
+          yesterday: 10,
+          dropPercent: 90,
+        },
+      ],
       settings: SETTINGS,
       silences: [],
     });

@@ -58,7 +58,10 @@ describe('extendRun: consecutive listed days', () => {
     },
   ];
   it.each(table)('$name', (row) => {
-    expect(extendRun(row.prev, row.asOf, counts, row.significance)).toEqual(row.expected);
+    const pair = { domainId: 7, isp: 'Comcast' };
+    const prev = row.prev && { ...pair, ...row.prev };
+    const expected = row.expected && { ...pair, ...row.expected };
+    expect(extendRun(prev, 7, 'Comcast', row.asOf, counts, row.significance)).toEqual(expected);
   });
 });
 

@@ -51,7 +51,7 @@ export function registerHistoryCommands(program: Command): void {
         // Marked with the silence in force now, as the next run would count them.
         const silencedBy = silenceMatcher(state.silences);
         return {
-          active: [...state.active.values()].map((pair) => {
+          active: state.active.map((pair) => {
             const silence = silencedBy(pair.domainId, pair.isp);
             return silence ? { ...pair, silencedBy: silence.id } : pair;
           }),

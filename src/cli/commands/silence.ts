@@ -138,7 +138,7 @@ export function registerSilenceCommands(program: Command): void {
           kind: 'traffic-check',
           now,
         });
-        return { created, known: [...state.active.values()] };
+        return { created, known: state.active };
       });
       const matches = known.filter((p) => silenceMatcher([created])(p.domainId, p.isp)).length;
       const warning =

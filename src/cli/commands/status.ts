@@ -111,7 +111,7 @@ async function networkStatus(
       trafficCheck: nextRun('traffic-check'),
       invoiceSnapshot: nextRun('invoice-snapshot'),
     },
-    activePairs: countBySeverity(state.active.values(), network.alerts),
+    activePairs: countBySeverity(state.active, network.alerts),
     lastInvoice: state.latestInvoice,
     problem: state.problem,
     overdue,
