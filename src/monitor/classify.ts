@@ -57,6 +57,13 @@ export interface ClassifyInput {
   runs?: readonly WatchedRun[];
   /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
   rule?: SignificanceRule;
+  /**
+   * Whether `pairs` lists the ongoing pairs too (default: true). A run passes false: nothing is
+   * said about an ongoing pair but its count, and in a steady state of 10,000 declining pairs
+   * their result objects were about half of classification's time and most of its garbage
+   * (targets P1 and P6, docs/performance.md). Counts, changes and domains are the same either way.
+   */
+  listOngoing?: boolean;
 }
 
 export function isEmailedClass(
@@ -210,6 +217,7 @@ class PairIndex {
 
 export function classifyPairs(input: ClassifyInput): Classification {
   const { asOf, entries, settings } = input;
+  const listOngoing = input.listOngoing ?? true;
   const matchSilence = silenceMatcher(input.silences);
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
@@ -248,33 +256,44 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const clicks = { yesterday: 0, d7: 0, d14: 0 };
   const day30 = new Day30Evidence(settings.minBaselineClicks);
 
+  /**
+   * What a pair's step changes besides its result object: the history, the counts, the
+   * domains, and the recent reports an ISP may join. Returns whether `pairs` lists the pair.
+   */
   const record = (
-    key: string,
     prev: ActivePair | undefined,
     step: Step,
-    pair: ClassifiedPair,
+    domainId: number,
+    isp: string,
+    domainUrl: string,
+    alertable: boolean,
     baseline: number,
     yesterday: number,
-  ): void => {
+  ): boolean => {
+    const pairClass = step.pairClass;
     if (step.next !== undefined) upsert.push(step.next);
-    else if (prev !== undefined) remove.push(key);
-    counts[pair.class]++;
-    pairs.push(pair);
-    if (pair.class === 'new') fresh.push(pair);
-    else if (
+    else if (prev !== undefined) remove.push(pairKey(domainId, isp));
+    counts[pairClass]++;
+    if (
+      pairClass !== 'new' &&
       prev !== undefined &&
-      pair.alertable &&
-      pair.class !== 'silenced' &&
+      alertable &&
+      pairClass !== 'silenced' &&
       daysBetween(prev.firstSeen, asOf) <= JOIN_WITHIN_DAYS
     ) {
-      let byDay = reported.get(pair.domainId);
+      let byDay = reported.get(domainId);
       if (byDay === undefined) {
         byDay = new Map();
-        reported.set(pair.domainId, byDay);
+        reported.set(domainId, byDay);
       }
       byDay.set(prev.firstSeen, (byDay.get(prev.firstSeen) ?? 0) + 1);
     }
-    domains.add(pair, baseline, yesterday);
+    domains.add(domainId, domainUrl, pairClass, alertable, baseline, yesterday);
+    return listOngoing || pairClass !== 'ongoing';
+  };
+  const list = (pair: ClassifiedPair): void => {
+    pairs.push(pair);
+    if (pair.class === 'new') fresh.push(pair);
   };
 
   for (let e = 0; e < entries.length; e++) {
@@ -305,7 +324,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
       belowThreshold++;
       continue;
     }
-    const key = pairKey(domainId, isp);
     const silence = matchSilence(domainId, isp);
     const silenced = silence !== undefined;
     let step: Step;
@@ -327,8 +345,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
         ? stepHeld(stepped, active, silenced)
         : stepQuiet(stepped, active, silenced, asOf, settings);
     }
+    const listed = record(
+      prev,
+      step,
+      domainId,
+      isp,
+      domainUrl,
+      today.alertable,
+      today.baseline,
+      today.yesterday,
+    );
+    if (!listed) continue;
     const pair: ClassifiedPair = {
-      key,
+      key: pairKey(domainId, isp),
       domainId,
       isp,
       domainUrl,
@@ -350,7 +379,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
     }
     if (silence !== undefined) pair.silenceId = silence.id;
-    record(key, prev, step, pair, today.baseline, today.yesterday);
+    list(pair);
   }
 
   const day30Share = day30.share();
@@ -358,7 +387,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const slot = history[h]!;
     if (slot.listed) continue;
     const prev = slot.prev as ActivePair;
-    const key = pairKey(prev.domainId, prev.isp);
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
     const step = holdsUnlisted(slot.run, asOf, prev.dropPercent, day30Share, settings)
@@ -367,8 +395,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
     if (step.next !== undefined && slot.run !== undefined && keepsRunUnlisted(slot.run, asOf)) {
       runs.push(slot.run);
     }
+    const listed = record(
+      prev,
+      step,
+      prev.domainId,
+      prev.isp,
+      prev.domainUrl,
+      false,
+      prev.baseline,
+      prev.yesterday,
+    );
+    if (!listed) continue;
     const pair: ClassifiedPair = {
-      key,
+      key: pairKey(prev.domainId, prev.isp),
       domainId: prev.domainId,
       isp: prev.isp,
       domainUrl: prev.domainUrl,
@@ -383,14 +422,15 @@ export function classifyPairs(input: ClassifyInput): Classification {
     };
     if (step.pairClass === 'cleared') pair.mayStillBeDepressed = depressedAfterClear(prev);
     if (silence !== undefined) pair.silenceId = silence.id;
-    record(key, prev, step, pair, prev.baseline, prev.yesterday);
+    list(pair);
   }
 
   const rollup = domains.build();
-  joinReported(fresh, reported, rollup, counts);
+  const joined = joinReported(fresh, reported, rollup, counts);
   return {
     asOf,
-    pairs,
+    // The pairs that joined a report are ongoing now: listed only with the ongoing ones.
+    pairs: joined > 0 && !listOngoing ? pairs.filter((p) => p.class !== 'ongoing') : pairs,
     counts,
     domains: rollup,
     changes: { upsert, remove, runs },
@@ -408,15 +448,15 @@ export const JOIN_WITHIN_DAYS = 2;
  * joins that report instead of sending "1 new" on its own: it becomes active as ongoing. Only
  * while the domain is a headline today and at least HEADLINE_MIN_ISPS of its pairs, first seen
  * on the same day within the last JOIN_WITHIN_DAYS, are still alertable: an outage, not a
- * domain that happens to have several unrelated declines.
+ * domain that happens to have several unrelated declines. Returns how many joined.
  */
 function joinReported(
   fresh: readonly ClassifiedPair[],
   reported: ReadonlyMap<number, ReadonlyMap<IsoDate, number>>,
   rollup: readonly DomainRollup[],
   counts: ClassCounts,
-): void {
-  if (fresh.length === 0 || reported.size === 0) return;
+): number {
+  if (fresh.length === 0 || reported.size === 0) return 0;
   const outbreaks = new Set<number>();
   reported.forEach((byDay, domainId) => {
     byDay.forEach((pairs) => {
@@ -427,10 +467,13 @@ function joinReported(
   for (const domain of rollup) {
     if (domain.headline && outbreaks.has(domain.domainId)) joinable.add(domain.domainId);
   }
+  let joined = 0;
   for (const pair of fresh) {
     if (!joinable.has(pair.domainId)) continue;
     pair.class = 'ongoing';
     counts.new--;
     counts.ongoing++;
+    joined++;
   }
+  return joined;
 }

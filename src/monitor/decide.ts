@@ -136,6 +136,7 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
         runs: state.runs,
         settings: input.settings,
         silences: state.silences,
+        listOngoing: false,
       }),
       state.sentEvents,
     );

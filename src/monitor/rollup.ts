@@ -1,4 +1,4 @@
-import type { ClassifiedPair, DomainRollup } from './types.js';
+import type { DomainRollup, PairClass } from './types.js';
 
 /**
  * The domain roll-up: one group per tracking domain that has a classified pair, worst first by
@@ -47,10 +47,17 @@ export class DomainRollupBuilder {
   }
 
   /** A classified pair; it counts toward the totals when alertable today and not silenced. */
-  add(pair: ClassifiedPair, baseline: number, yesterday: number): void {
-    const tally = this.tally(pair.domainId, pair.domainUrl);
+  add(
+    domainId: number,
+    domainUrl: string,
+    pairClass: PairClass,
+    alertable: boolean,
+    baseline: number,
+    yesterday: number,
+  ): void {
+    const tally = this.tally(domainId, domainUrl);
     tally.classified++;
-    if (!pair.alertable || pair.class === 'silenced' || pair.class === 'cleared') return;
+    if (!alertable || pairClass === 'silenced' || pairClass === 'cleared') return;
     tally.ispsAffected++;
     tally.baselineClicks += baseline;
     tally.clicksLost += Math.max(0, baseline - yesterday);

@@ -222,7 +222,11 @@ export type ClassCounts = Record<PairClass, number>;
 
 export interface Classification {
   asOf: IsoDate;
-  /** Every pair of today and of the active history, each exactly once. */
+  /**
+   * The pairs of today and of the active history that got a class, each once; ongoing pairs
+   * only when classification was asked to list them (`ClassifyInput.listOngoing`): a run only
+   * counts them (`counts.ongoing`), so nothing may rely on finding an ongoing pair here.
+   */
   pairs: ClassifiedPair[];
   counts: ClassCounts;
   domains: DomainRollup[];

@@ -224,7 +224,9 @@ describe('classifyPairs: lifecycle transitions of one pair', () => {
     const { results, history } = story(['warn', 'warn', 'absent', 'absent', 'warn']);
     expect(results[1]?.pairs[0]?.firstSeen).toBe(DAY1);
     expect(results[2]?.pairs[0]).toMatchObject({ firstSeen: DAY1, quietRuns: 1, class: 'ongoing' });
-    expect(history.find((p) => pairKey(p.domainId, p.isp) === KEY)?.firstSeen).toBe(addDays(DAY1, 4));
+    expect(history.find((p) => pairKey(p.domainId, p.isp) === KEY)?.firstSeen).toBe(
+      addDays(DAY1, 4),
+    );
   });
 
   it('remembers the last alertable numbers through quiet runs', () => {
@@ -717,6 +719,90 @@ describe('classifyPairs: an active pair stays alertable under minBaselineClicks'
     const result = run([], [entry(DOMAIN, ISP, { baseline: 40, yesterday: 0 })], 0);
     expect(result.pairs).toHaveLength(0);
     expect(result.belowThreshold).toBe(1);
+  });
+});
+
+describe('classifyPairs: listOngoing false (what a run asks for)', () => {
+  /** Everything but `pairs` is the same whether or not the ongoing pairs are listed. */
+  function bothWays(input: Omit<Parameters<typeof classifyPairs>[0], 'listOngoing'>) {
+    const listed = classifyPairs({ ...input, listOngoing: true });
+    const counted = classifyPairs({ ...input, listOngoing: false });
+    const { pairs: all, ...rest } = listed;
+    const { pairs, ...same } = counted;
+    expect(same).toEqual(rest);
+    expect(pairs).toEqual(all.filter((p) => p.class !== 'ongoing'));
+    return { all, pairs, counts: counted.counts };
+  }
+
+  it('leaves the ongoing pairs out of `pairs` and in the counts, the rest as listed', () => {
+    const active = [
+      { isp: 'a' },
+      { isp: 'b' },
+      { isp: 'c', quietRuns: 1 },
+      { isp: 'h' },
+      { isp: 'q' },
+      { isp: 's1', domainId: 9 },
+    ].map((p) => ({
+      domainId: 1,
+      domainUrl: 'https://d1.example',
+      firstSeen: DAY1,
+      lastSeen: DAY1,
+      lastNotified: DAY1,
+      notifiedSeverity: 'warning' as const,
+      quietRuns: 0,
+      baseline: 1000,
+      yesterday: 700,
+      dropPercent: 30,
+      ...p,
+    }));
+    const { all, pairs, counts } = bothWays({
+      asOf: addDays(DAY1, 1),
+      entries: [
+        entry(1, 'a', WARN), // ongoing, alertable
+        entry(1, 'b', CRIT), // worse
+        entry(1, 'c', BELOW), // cleared
+        entry(1, 'n', WARN), // new
+        entry(9, 's2', WARN), // silenced
+      ],
+      active,
+      settings: SETTINGS,
+      silences: [silenceFor(9)],
+    });
+    // h and q: absent, first quiet run: ongoing, with a's three ongoing pairs in all.
+    expect(all.filter((p) => p.class === 'ongoing').map((p) => p.isp)).toEqual(['a', 'h', 'q']);
+    expect(counts.ongoing).toBe(3);
+    expect(pairs.map((p) => `${p.isp}:${p.class}`)).toEqual([
+      'b:worse',
+      'c:cleared',
+      'n:new',
+      's2:silenced',
+      's1:silenced',
+    ]);
+  });
+
+  it('an ISP that joined a reported domain is ongoing: counted, not listed', () => {
+    const down = (isps: string[], baseline = 300) =>
+      isps.map((isp) => entry(DOMAIN, isp, { baseline, yesterday: 0 }));
+    const six = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const first = classifyPairs({
+      asOf: DAY1,
+      entries: [...down(six), ...down(['late'], 40)],
+      active: [],
+      settings: SETTINGS,
+      silences: [],
+      listOngoing: false,
+    });
+    expect(first.pairs).toHaveLength(6);
+    const { all, pairs, counts } = bothWays({
+      asOf: addDays(DAY1, 1),
+      entries: [...down(six), ...down(['late'], 60)],
+      active: first.changes.upsert,
+      settings: SETTINGS,
+      silences: [],
+    });
+    expect(all.find((p) => p.isp === 'late')?.class).toBe('ongoing');
+    expect(pairs).toEqual([]);
+    expect(counts).toMatchObject({ new: 0, ongoing: 7 });
   });
 });
 

@@ -184,6 +184,15 @@ describe('renderAlertEmail: grouping, order and the domain reading', () => {
     expect(withSilenced.text).toContain('Silenced: 4 pairs matching a silence');
     expect(withSilenced.text).toContain('Not repeated here: 3 ongoing, 4 silenced.');
   });
+
+  it("a run's ongoing pairs are counted, not listed: the count is the classification's", () => {
+    const classification = classificationOf(ASOF, [...pairs, ...many('ongoing', 3, 8)], [1]);
+    // What a run hands over: the ongoing pairs left out of `pairs`, their count kept.
+    classification.pairs = classification.pairs.filter((p) => p.class !== 'ongoing');
+    const email = renderAlertEmail({ ...input([]), classification })!;
+    expect(email.text).toContain(`Ongoing: ${classification.counts.ongoing} pairs still active`);
+    expect(email.text).toContain(`Not repeated here: ${classification.counts.ongoing} ongoing.`);
+  });
 });
 
 describe('renderAlertEmail: cleared pairs', () => {

@@ -107,12 +107,14 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   const maxOverview = Math.max(1, input.maxDomainsInOverview ?? DEFAULT_MAX_DOMAINS_IN_OVERVIEW);
 
   // One pass: counts (from the pairs themselves, so the subject always matches the body),
-  // declining pairs grouped by domain, cleared pairs.
+  // declining pairs grouped by domain, cleared pairs. Ongoing pairs are only counted: a run
+  // leaves them out of `pairs` (ClassifyInput.listOngoing), so their count is the run's.
   const counts = emptyClassCounts();
+  counts.ongoing = input.classification.counts.ongoing;
   const byDomain = new Map<number, ClassifiedPair[]>();
   const cleared: ClassifiedPair[] = [];
   for (const pair of input.classification.pairs) {
-    counts[pair.class] += 1;
+    if (pair.class !== 'ongoing') counts[pair.class] += 1;
     if (isDecliningClass(pair.class)) {
       const list = byDomain.get(pair.domainId);
       if (list) list.push(pair);
