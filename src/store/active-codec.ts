@@ -1,7 +1,7 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
-import { domainLists, type Flat } from './domain-lists.js';
+import { DomainLists, type Flat } from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE string (one hash field), so that a run reads and
@@ -19,7 +19,7 @@ const STRIDE = 10;
 
 export function encodeActive(pairs: Iterable<ActivePair>): string {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
-  const domains = domainLists(
+  const domains = new DomainLists(
     list,
     (p) => p.domainId,
     STRIDE,
@@ -27,7 +27,7 @@ export function encodeActive(pairs: Iterable<ActivePair>): string {
   );
   for (let i = 0; i < list.length; i++) {
     const p = list[i]!;
-    const domain = domains.get(p.domainId)!;
+    const domain = domains.of(p.domainId);
     const flat = domain.flat;
     let at = domain.filled;
     flat[at++] = p.isp;
@@ -42,9 +42,7 @@ export function encodeActive(pairs: Iterable<ActivePair>): string {
     flat[at++] = p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf);
     domain.filled = at;
   }
-  const d: Array<[number, string, Flat]> = [];
-  domains.forEach((domain) => d.push(domain.entry));
-  return JSON.stringify({ v: VERSION, d });
+  return JSON.stringify({ v: VERSION, d: domains.entries() });
 }
 
 function corrupt(detail: string): ThmError {

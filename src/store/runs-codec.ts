@@ -1,7 +1,7 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import { domainLists, type Flat } from './domain-lists.js';
+import { DomainLists, type Flat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE string, one hash field beside the
@@ -16,7 +16,7 @@ const STRIDE = 7;
 
 export function encodeRuns(runs: Iterable<WatchedRun>): string {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
-  const domains = domainLists(
+  const domains = new DomainLists(
     list,
     (r) => r.domainId,
     STRIDE,
@@ -24,7 +24,7 @@ export function encodeRuns(runs: Iterable<WatchedRun>): string {
   );
   for (let i = 0; i < list.length; i++) {
     const r = list[i]!;
-    const domain = domains.get(r.domainId)!;
+    const domain = domains.of(r.domainId);
     const flat = domain.flat;
     let at = domain.filled;
     flat[at++] = r.isp;
@@ -36,9 +36,7 @@ export function encodeRuns(runs: Iterable<WatchedRun>): string {
     flat[at++] = r.d14;
     domain.filled = at;
   }
-  const d: Array<[number, Flat]> = [];
-  domains.forEach((domain) => d.push(domain.entry));
-  return JSON.stringify({ v: VERSION, d });
+  return JSON.stringify({ v: VERSION, d: domains.entries() });
 }
 
 function corrupt(detail: string): ThmError {

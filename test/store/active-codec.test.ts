@@ -38,6 +38,23 @@ describe('active pair codec', () => {
     expect(decoded).toEqual(pairs);
   });
 
+  it('pairs of one domain apart from each other: grouped by domain, each in its order', () => {
+    const d = (domainId: number, isp: string) =>
+      pair({ domainId, isp, domainUrl: `https://d${domainId}.example` });
+    const pairs = [d(1, 'a'), d(1, 'b'), d(2, 'c'), d(1, 'e'), d(3, 'f'), d(2, 'g'), d(1, 'h')];
+    const decoded = decodeActive(encodeActive(pairs));
+    expect(decoded.map((p) => `${p.domainId}:${p.isp}`)).toEqual([
+      '1:a',
+      '1:b',
+      '1:e',
+      '1:h',
+      '2:c',
+      '2:g',
+      '3:f',
+    ]);
+    expect(decoded).toEqual(expect.arrayContaining(pairs));
+  });
+
   it('stores a domain URL once, and dropPercent to 2 decimals', () => {
     const pairs = Array.from({ length: 50 }, (_, i) =>
       pair({

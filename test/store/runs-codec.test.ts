@@ -27,6 +27,22 @@ describe('listed runs codec', () => {
     expect(decoded).toEqual(runs);
   });
 
+  it('runs of one domain apart from each other: grouped by domain, each in its order', () => {
+    const runs = [1, 2, 1, 3, 2, 1].map((domainId, i) =>
+      run({ domainId, isp: `isp${i}`, days: i }),
+    );
+    const decoded = decodeRuns(encodeRuns(runs));
+    expect(decoded.map((r) => `${r.domainId}:${r.isp}`)).toEqual([
+      '1:isp0',
+      '1:isp2',
+      '1:isp5',
+      '2:isp1',
+      '2:isp4',
+      '3:isp3',
+    ]);
+    expect(decoded).toEqual(expect.arrayContaining(runs));
+  });
+
   it('is compact: a domain once, seven values a run', () => {
     const blob = encodeRuns([run({}), run({ isp: 'y' })]);
     expect(blob).toBe(
