@@ -722,18 +722,18 @@ describe('classifyPairs: an active pair stays alertable under minBaselineClicks'
   });
 });
 
-describe('classifyPairs: listOngoing false (what a run asks for)', () => {
-  /** Everything but `pairs` is the same whether or not the ongoing pairs are listed. */
-  function bothWays(input: Omit<Parameters<typeof classifyPairs>[0], 'listOngoing'>) {
-    const listed = classifyPairs({ ...input, listOngoing: true });
-    const counted = classifyPairs({ ...input, listOngoing: false });
-    const { pairs: all, ...rest } = listed;
-    const { pairs, ...same } = counted;
-    expect(same).toEqual(rest);
-    expect(pairs).toEqual(all.filter((p) => p.class !== 'ongoing'));
-    return { all, pairs, counts: counted.counts };
-  }
+/** Everything but `pairs` is the same whether or not the ongoing pairs are listed. */
+function bothWays(input: Omit<Parameters<typeof classifyPairs>[0], 'listOngoing'>) {
+  const listed = classifyPairs({ ...input, listOngoing: true });
+  const counted = classifyPairs({ ...input, listOngoing: false });
+  const { pairs: all, ...rest } = listed;
+  const { pairs, ...same } = counted;
+  expect(same).toEqual(rest);
+  expect(pairs).toEqual(all.filter((p) => p.class !== 'ongoing'));
+  return { all, pairs, counts: counted.counts };
+}
 
+describe('classifyPairs: listOngoing false (what a run asks for)', () => {
   it('leaves the ongoing pairs out of `pairs` and in the counts, the rest as listed', () => {
     const active = [
       { isp: 'a' },
@@ -779,31 +779,6 @@ describe('classifyPairs: listOngoing false (what a run asks for)', () => {
       's1:silenced',
     ]);
   });
-
-  it('an ISP that joined a reported domain is ongoing: counted, not listed', () => {
-    const down = (isps: string[], baseline = 300) =>
-      isps.map((isp) => entry(DOMAIN, isp, { baseline, yesterday: 0 }));
-    const six = ['a', 'b', 'c', 'd', 'e', 'f'];
-    const first = classifyPairs({
-      asOf: DAY1,
-      entries: [...down(six), ...down(['late'], 40)],
-      active: [],
-      settings: SETTINGS,
-      silences: [],
-      listOngoing: false,
-    });
-    expect(first.pairs).toHaveLength(6);
-    const { all, pairs, counts } = bothWays({
-      asOf: addDays(DAY1, 1),
-      entries: [...down(six), ...down(['late'], 60)],
-      active: first.changes.upsert,
-      settings: SETTINGS,
-      silences: [],
-    });
-    expect(all.find((p) => p.isp === 'late')?.class).toBe('ongoing');
-    expect(pairs).toEqual([]);
-    expect(counts).toMatchObject({ new: 0, ongoing: 7 });
-  });
 });
 
 describe('classifyPairs: an ISP joining a domain that is already reported down', () => {
@@ -838,6 +813,20 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
     expect(late).toMatchObject({ class: 'ongoing', alertable: true });
     expect(second.counts).toMatchObject({ new: 0, ongoing: 7 });
     expect(second.changes.upsert.map((p) => p.isp)).toContain('late');
+  });
+
+  it('a run, which lists no ongoing pairs, counts it and lists nothing', () => {
+    const { first } = twoDays([]);
+    const { all, pairs, counts } = bothWays({
+      asOf: addDays(DAY1, 1),
+      entries: [...down(six), ...down(['late'], 60)],
+      active: applyChanges([], first),
+      settings: SETTINGS,
+      silences: [],
+    });
+    expect(all.find((p) => p.isp === 'late')?.class).toBe('ongoing');
+    expect(pairs).toEqual([]);
+    expect(counts).toMatchObject({ new: 0, ongoing: 7 });
   });
 
   it('is new when the domain is no longer a headline (the others recovered)', () => {
