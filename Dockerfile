@@ -34,5 +34,5 @@ STOPSIGNAL SIGTERM
 # Node's own fetch: the slim image has no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/-/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=200", "bin/thm.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=200", "--no-allocation-site-pretenuring", "bin/thm.js"]
 CMD ["worker"]
