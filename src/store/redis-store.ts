@@ -376,11 +376,19 @@ export class RedisStore implements OutboxStore {
       else this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record'));
     });
     const chosen = latestRuns(candidates);
-    const validated = (run: Candidate | undefined): RunRecord | undefined =>
-      run &&
-      this.readField(networkId, run.field, () =>
-        parseStored(runRecordSchema, run.raw, 'run record'),
-      );
+    // The latest traffic-check is its last success too, as a rule: each record validated once.
+    const records = new Map<Candidate, RunRecord>();
+    const validated = (run: Candidate | undefined): RunRecord | undefined => {
+      if (run === undefined) return undefined;
+      let record = records.get(run);
+      if (record === undefined) {
+        record = this.readField(networkId, run.field, () =>
+          parseStored(runRecordSchema, run.raw, 'run record'),
+        );
+        records.set(run, record);
+      }
+      return record;
+    };
     return {
       any: candidates.length > 0,
       trafficCheck: validated(chosen.trafficCheck),
