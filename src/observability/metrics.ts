@@ -2,7 +2,6 @@ import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRequestEvent } from '../api/client.js';
 import type { NetworkConfig } from '../config/load.js';
-import { localDate } from '../dates.js';
 import { countBySeverity } from '../monitor/thresholds.js';
 import type { Severity } from '../monitor/types.js';
 import { EMAIL_CHANNEL } from '../notify/channels/types.js';
@@ -330,14 +329,7 @@ async function readNetworkFigures(
   // The last success among every run record kept, however old: an alert on
   // `time() - thm_last_successful_traffic_check_timestamp_seconds` needs the series to exist.
   // It used to be looked for in the last 31 days only, and vanished after a month of failures.
-  const [state, latest] = await Promise.all([
-    store.loadNetworkState(network.id, {
-      asOf: localDate(now, network.timezone),
-      kind: 'traffic-check',
-      now,
-    }),
-    store.latestRuns(network.id),
-  ]);
+  const { state, latest } = await store.networkNow(network.id, network.timezone, now);
   const bySeverity = countBySeverity(state.active, network.alerts);
   const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
     network: network.id,

@@ -397,6 +397,26 @@ export class RedisStore implements OutboxStore {
     };
   }
 
+  /**
+   * A network as `thm status` and the worker's /metrics show it at `now`: its state as today's
+   * traffic-check would read it (today in the network's zone), and its latest runs.
+   */
+  async networkNow(
+    networkId: string,
+    timeZone: string,
+    now: number,
+  ): Promise<{ state: NetworkState; latest: LatestRuns & { any: boolean } }> {
+    const [state, latest] = await Promise.all([
+      this.loadNetworkState(networkId, {
+        asOf: localDate(now, timeZone),
+        kind: 'traffic-check',
+        now,
+      }),
+      this.latestRuns(networkId),
+    ]);
+    return { state, latest };
+  }
+
   /** The fields of the network's run records, from its index. */
   private async runFields(networkId: string, operation: string): Promise<string[]> {
     const index = await this.networkCall(networkId, operation, () =>

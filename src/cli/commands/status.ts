@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { RedisClient } from '../../jobs/redis.js';
 import type { RedisRole } from '../../jobs/redis-role.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
-import { localDate } from '../../dates.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
 import {
   CHANNELS_QUEUE,
@@ -84,11 +83,7 @@ async function networkStatus(
   now: number,
   scheduledSince: number | undefined,
 ): Promise<NetworkStatus> {
-  const asOf = localDate(now, network.timezone);
-  const [state, latest] = await Promise.all([
-    store.loadNetworkState(network.id, { asOf, kind: 'traffic-check', now }),
-    store.latestRuns(network.id),
-  ]);
+  const { state, latest } = await store.networkNow(network.id, network.timezone, now);
   const nextRun = (kind: CheckKind) => {
     const next = schedulers.get(schedulerId(kind, network.id));
     return next ? new Date(next).toISOString() : undefined;
