@@ -28,6 +28,7 @@ import {
 } from './schemas.js';
 import { ResponseValidationError, parseIspTrendsResponse, parseWithSchema } from './validate.js';
 import { REUSE_FROM_BYTES, leaseBuffer, releaseBuffer } from './receive-buffer.js';
+import { bodyText } from './body-text.js';
 
 /**
  * The partner API client of one network (docs/api-notes.md).
@@ -558,11 +559,11 @@ async function collect(
   });
   if (!complete) return { text: undefined, bytes };
   if (copied > 0) {
-    if (chunks.length === 0) return { text: into!.toString('utf8', 0, copied), bytes };
+    if (chunks.length === 0) return { text: bodyText(into!, copied), bytes };
     chunks.unshift(into!.subarray(0, copied));
   }
   const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-  return { text: buffer.toString('utf8'), bytes };
+  return { text: bodyText(buffer, buffer.length), bytes };
 }
 
 /** Destroys a body we stop reading; undici then reports an abort, which nobody needs to hear. */
