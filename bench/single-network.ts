@@ -49,7 +49,14 @@ export interface SingleNetworkResult {
   /** [min, max] of the repetitions' own ratios (run / the baseline timed just before it). */
   range: { firstDayRatio: [number, number]; steadyRatio: [number, number] };
   /** Every timed repetition, ms, in order. */
-  runsMs: { fetchParse: number[]; firstDay: number[]; steady: number[] };
+  runsMs: { fetchParse: number[]; receive: number[]; firstDay: number[]; steady: number[] };
+  /**
+   * The body received the way the check receives it (CheckRig.receive), timed after each
+   * baseline; and the check over it: the monitor's work beyond receiving, without the gain of
+   * its own parse (src/api/json-body.ts) over body.text() and JSON.parse.
+   */
+  receiveMs: number;
+  overReceive: { firstDay: number; steady: number };
   /** P6, when measured at this size: see AllocationResult. */
   allocation?: AllocationResult;
   /**
@@ -105,6 +112,11 @@ export interface CheckRig {
   check(asOf: string): Promise<CheckOutcome>;
   /** The baseline: undici request of isptrends + body.text() + JSON.parse; the entries. */
   fetchAndParse(asOf: string): Promise<number>;
+  /**
+   * The same body received as the check receives it: the monitor's own API client (reused
+   * buffer, `parseJsonBody`), without validation; the entries.
+   */
+  receive(asOf: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -174,6 +186,14 @@ export async function startCheckRig(
     const parsed = JSON.parse(await response.body.text()) as { entries: unknown[] };
     return parsed.entries.length;
   };
+  const receive = async (asOf: string): Promise<number> => {
+    await setDay(asOf);
+    const client = rt.apiClient(rt.network(NETWORK));
+    const parsed = await client.request('GET', '/networks/traffic/isptrends', {
+      parse: (value) => value as { entries: unknown[] },
+    });
+    return parsed.entries.length;
+  };
 
   return {
     rt,
@@ -181,6 +201,7 @@ export async function startCheckRig(
     setDay,
     check,
     fetchAndParse,
+    receive,
     async close() {
       await rt.close();
       await Promise.all(queues.map((q) => q.close()));
@@ -198,7 +219,7 @@ export async function measureSingleNetwork(
   allocationRuns = 0,
 ): Promise<SingleNetworkResult> {
   const rig = await startCheckRig(redis, redisUrl, pairs, 'bench-p1');
-  const { rt, freshPrefix, setDay, check, fetchAndParse } = rig;
+  const { rt, freshPrefix, setDay, check, fetchAndParse, receive } = rig;
 
   /** P6: allocation of the baseline and of the check, alternated, `runs` times. */
   const measureAllocation = async (runs: number): Promise<AllocationResult> => {
@@ -243,12 +264,14 @@ export async function measureSingleNetwork(
     // the Lua scripts warm. Not timed.
     for (const day of [FIRST_DAY, NEXT_DAY]) {
       if ((await fetchAndParse(day)) !== pairs) throw new Error(`sandbox did not list ${pairs}`);
+      await receive(day);
     }
     await freshPrefix();
     await check(FIRST_DAY);
     await check(NEXT_DAY);
 
     const baseline: number[] = [];
+    const received: number[] = [];
     const firstDay: number[] = [];
     const steady: number[] = [];
     const cpuBaseline: number[] = [];
@@ -262,6 +285,7 @@ export async function measureSingleNetwork(
         const fetched = await timed(() => fetchAndParse(day));
         baseline.push(fetched.ms);
         cpuBaseline.push(fetched.cpuMs);
+        received.push((await timed(() => receive(day))).ms);
         const run = await timed(() => check(day));
         (day === FIRST_DAY ? firstDay : steady).push(run.ms);
         (day === FIRST_DAY ? cpuFirstDay : cpuSteady).push(run.cpuMs);
@@ -309,7 +333,12 @@ export async function measureSingleNetwork(
       firstDayRatio: median(firstDay) / fetchParseMs,
       steadyRatio: median(steady) / fetchParseMs,
       range: { firstDayRatio: span(ratios(firstDay, 0)), steadyRatio: span(ratios(steady, 1)) },
-      runsMs: { fetchParse: baseline, firstDay, steady },
+      runsMs: { fetchParse: baseline, receive: received, firstDay, steady },
+      receiveMs: median(received),
+      overReceive: {
+        firstDay: median(firstDay) / median(received),
+        steady: median(steady) / median(received),
+      },
       allocation,
       cpu: {
         fetchParseMs: median(cpuBaseline),

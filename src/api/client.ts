@@ -28,7 +28,7 @@ import {
 } from './schemas.js';
 import { ResponseValidationError, parseIspTrendsResponse, parseWithSchema } from './validate.js';
 import { REUSE_FROM_BYTES, leaseBuffer, releaseBuffer } from './receive-buffer.js';
-import { bodyText } from './body-text.js';
+import { parseJsonBody } from './json-body.js';
 
 /**
  * The partner API client of one network (docs/api-notes.md).
@@ -36,8 +36,8 @@ import { bodyText } from './body-text.js';
  * Why undici's `Dispatcher.request` and not `fetch`: it gives the three timeouts explicitly
  * (connect on the Agent, headers and body per request), hands back the body as a stream we can
  * cap and destroy, and skips the WHATWG layer fetch adds on every chunk, which matters for a
- * 14 MB isptrends body (target P1, docs/performance.md). The body is collected as Buffers, joined once and
- * JSON.parse'd once.
+ * 14 MB isptrends body (target P1, docs/performance.md). The body is collected into one Buffer
+ * and parsed from it (json-body.ts: a large entries list in pieces).
  *
  * Every exchange ends with its body consumed or destroyed, also on errors. The API key travels
  * only in the request header; it is read from the Secret when the headers are built and never
@@ -194,18 +194,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
     const { statusCode, body } = response;
     const ok = statusCode >= 200 && statusCode < 300;
-    let read: ReadResult;
-    try {
-      read = ok
-        ? await readCapped(body, http.maxResponseBytes, response.headers)
-        : await readCapped(body, ERROR_BODY_MAX, response.headers, { keepPrefix: true });
-    } catch (error) {
-      return { ok: false, error: failureOf(error, ctx, deadline) };
-    }
-    const ms = Math.round(performance.now() - started);
-
     if (!ok) {
-      const remote = remoteMessageOf(read.text ?? '', secret());
+      let read: ReadResult<string>;
+      try {
+        read = await readCapped(body, ERROR_BODY_MAX, response.headers, textOf, {
+          keepPrefix: true,
+        });
+      } catch (error) {
+        return { ok: false, error: failureOf(error, ctx, deadline) };
+      }
+      const ms = Math.round(performance.now() - started);
+      const remote = remoteMessageOf(read.value ?? '', secret());
       const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now());
       const retryAt = retryAfterMs === undefined ? undefined : new Date(Date.now() + retryAfterMs);
       logger.debug(
@@ -215,6 +214,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const error = errorForStatus(statusCode, remote, ctx, retryAt);
       return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
     }
+    let read: ReadResult<ParsedBody>;
+    try {
+      read = await readCapped(body, http.maxResponseBytes, response.headers, parsedOf);
+    } catch (error) {
+      return { ok: false, error: failureOf(error, ctx, deadline) };
+    }
+    const ms = Math.round(performance.now() - started);
     if (opts.successStatus !== undefined && statusCode !== opts.successStatus) {
       const error = invalid(
         ctx,
@@ -223,7 +229,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       );
       return { ok: false, error };
     }
-    if (read.text === undefined) {
+    if (read.value === undefined) {
       const error = invalid(
         ctx,
         `body larger than api.maxResponseBytes (${http.maxResponseBytes} bytes)`,
@@ -231,16 +237,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       );
       return { ok: false, error };
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(read.text);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return {
-        ok: false,
-        error: invalid(ctx, `not JSON (${scrub(reason, secret()).slice(0, 120)})`, statusCode),
-      };
+    if (!read.value.ok) {
+      const reason = scrub(read.value.reason, secret()).slice(0, 120);
+      return { ok: false, error: invalid(ctx, `not JSON (${reason})`, statusCode) };
     }
+    const value = read.value.value;
     try {
       const result = opts.parse
         ? opts.parse(value)
@@ -479,28 +480,45 @@ function invalid(ctx: StatusContext, reason: string, status: number): ApiError {
   );
 }
 
-interface ReadResult {
+interface ReadResult<R> {
   /** Undefined when the body exceeded the cap (then it was destroyed, not read to the end). */
-  text: string | undefined;
+  value: R | undefined;
   bytes: number;
 }
 
+/** What a body's bytes are read as: called once, before the buffer is reused. */
+type BodyReader<R> = (buffer: Buffer, end: number) => R;
+
+type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string };
+
+const textOf: BodyReader<string> = (buffer, end) => buffer.toString('utf8', 0, end);
+
+const parsedOf: BodyReader<ParsedBody> = (buffer, end) => {
+  try {
+    return { ok: true, value: parseJsonBody(buffer, end) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+};
+
 /**
- * Reads a body up to `cap` bytes into one string. Over the cap, the stream is destroyed at once
- * (the connection is dropped rather than drained: draining 1 GB to reuse a socket is worse) and
- * the text is undefined, or with `keepPrefix` (error bodies, read for their message) the first
- * `cap` bytes. A declared Content-Length over the cap is refused before reading.
+ * Reads a body up to `cap` bytes and hands its bytes to `read`. Over the cap, the stream is
+ * destroyed at once (the connection is dropped rather than drained: draining 1 GB to reuse a
+ * socket is worse) and the value is undefined, or with `keepPrefix` (error bodies, read for
+ * their message) the first `cap` bytes are read. A declared Content-Length over the cap is
+ * refused before reading.
  */
-async function readCapped(
+async function readCapped<R>(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   headers: Dispatcher.ResponseData['headers'],
+  read: BodyReader<R>,
   { keepPrefix = false } = {},
-): Promise<ReadResult> {
+): Promise<ReadResult<R>> {
   const declared = Number(headers['content-length']);
   if (!keepPrefix && Number.isFinite(declared) && declared > cap) {
     cancel(body);
-    return { text: undefined, bytes: declared };
+    return { value: undefined, bytes: declared };
   }
   // A large body of known length is copied into a reused buffer as it arrives (see
   // receive-buffer.ts); should it grow past its declared length, the rest is collected apart.
@@ -509,18 +527,19 @@ async function readCapped(
       ? leaseBuffer(declared)
       : undefined;
   try {
-    return await collect(body, cap, keepPrefix, into);
+    return await collect(body, cap, keepPrefix, into, read);
   } finally {
     if (into) releaseBuffer(into);
   }
 }
 
-async function collect(
+async function collect<R>(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   keepPrefix: boolean,
   into: Buffer | undefined,
-): Promise<ReadResult> {
+  read: BodyReader<R>,
+): Promise<ReadResult<R>> {
   // 'data' events, not `for await`: one promise per 64 KB chunk made reading a 14 MB body
   // about 10 ms slower (P1 measures this read against undici's own body.text()).
   const chunks: Buffer[] = [];
@@ -557,13 +576,13 @@ async function collect(
       reject(error);
     });
   });
-  if (!complete) return { text: undefined, bytes };
+  if (!complete) return { value: undefined, bytes };
   if (copied > 0) {
-    if (chunks.length === 0) return { text: bodyText(into!, copied), bytes };
+    if (chunks.length === 0) return { value: read(into!, copied), bytes };
     chunks.unshift(into!.subarray(0, copied));
   }
   const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-  return { text: bodyText(buffer, buffer.length), bytes };
+  return { value: read(buffer, buffer.length), bytes };
 }
 
 /** Destroys a body we stop reading; undici then reports an abort, which nobody needs to hear. */
