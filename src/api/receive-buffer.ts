@@ -5,8 +5,12 @@
  * than the copy itself (target P1, docs/performance.md). One buffer per read in progress (a
  * worker runs `worker.concurrency` checks at once, so at most that many), kept while reads
  * come, released after IDLE_MS without one so an idle worker's memory goes back (target P3).
+ *
+ * A body of declared length (Content-Length) goes into a buffer of that size from its first
+ * byte. A body of unknown length (chunked transfer) is collected as a list of chunks until it
+ * reaches REUSE_FROM_BYTES, then moved into a leased buffer that grows as needed: the buffer it
+ * ends in is the one kept, so the next body of about that size is received without growing.
  */
-
 /** Bodies smaller than this are concatenated as before: the saving is in the large ones. */
 export const REUSE_FROM_BYTES = 1024 * 1024;
 /** A free buffer unused this long is dropped. */
@@ -46,4 +50,79 @@ export function dropFreeBuffers(): void {
   if (idleTimer !== undefined) clearTimeout(idleTimer);
   idleTimer = undefined;
   free.length = 0;
+}
+
+/**
+ * One body's bytes as they arrive (see the top). `contents()` is valid until `release()`, which
+ * hands a leased buffer back for the next body.
+ */
+export class BodyCollector {
+  /** The chunks of a small body (or of a large one before it moves into `buffer`). */
+  private chunks: Buffer[] = [];
+  private buffer: Buffer | undefined;
+  /** Bytes of the body in `buffer`. */
+  private filled = 0;
+  /** Bytes added in all. */
+  private added = 0;
+
+  /** `declared`: the Content-Length, when one was sent (NaN otherwise). */
+  constructor(declared: number) {
+    if (Number.isFinite(declared) && declared >= REUSE_FROM_BYTES) {
+      this.buffer = leaseBuffer(declared);
+    }
+  }
+
+  /** Bytes added so far. */
+  get bytes(): number {
+    return this.added;
+  }
+
+  add(chunk: Buffer): void {
+    this.added += chunk.length;
+    const buffer = this.buffer;
+    if (buffer === undefined) {
+      this.chunks.push(chunk);
+      if (this.added >= REUSE_FROM_BYTES) this.moveIntoBuffer();
+      return;
+    }
+    if (this.filled + chunk.length > buffer.length) this.grow(this.filled + chunk.length);
+    chunk.copy(this.buffer!, this.filled);
+    this.filled += chunk.length;
+  }
+
+  /** The body: a buffer and the number of its first bytes that are the body. */
+  contents(): { buffer: Buffer; end: number } {
+    if (this.buffer !== undefined) return { buffer: this.buffer, end: this.filled };
+    const buffer =
+      this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.added);
+    return { buffer, end: buffer.length };
+  }
+
+  release(): void {
+    if (this.buffer !== undefined) releaseBuffer(this.buffer);
+    this.buffer = undefined;
+    this.chunks = [];
+  }
+
+  private moveIntoBuffer(): void {
+    const buffer = leaseBuffer(this.added * 2);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      chunk.copy(buffer, at);
+      at += chunk.length;
+    }
+    this.buffer = buffer;
+    this.filled = at;
+    this.chunks = [];
+  }
+
+  /**
+   * A larger buffer, twice the size or what is needed. The outgrown one is left to the garbage
+   * collector, not kept: the pool then holds the size bodies end at, not every step up to it.
+   */
+  private grow(needed: number): void {
+    const bigger = leaseBuffer(Math.max(needed, this.buffer!.length * 2));
+    this.buffer!.copy(bigger, 0, 0, this.filled);
+    this.buffer = bigger;
+  }
 }
