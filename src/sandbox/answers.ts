@@ -6,8 +6,18 @@
 
 export interface Answer {
   status: number;
-  body: string | Buffer;
+  /**
+   * The body; a list of Buffers is sent in order without being joined (a large isptrends body
+   * assembled from parts shared by every network; see `bodyBytes`).
+   */
+  body: string | Buffer | readonly Buffer[];
   contentType?: string;
+}
+
+/** The body as one Buffer (a list is joined: only the fault paths need that). */
+export function bodyBytes(body: Answer['body']): Buffer {
+  if (typeof body === 'string') return Buffer.from(body);
+  return Buffer.isBuffer(body) ? body : Buffer.concat(body as readonly Buffer[]);
 }
 
 export const json = (status: number, value: unknown): Answer => ({

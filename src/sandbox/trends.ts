@@ -155,8 +155,8 @@ export function dropFraction(
  * The benchmark's pairs: `pairs` entries, all declining and alertable with the default
  * thresholds (baseline >= 200 >= 50; drop 25% to 84% >= 20%; significance >= 0.25 * sqrt(200)
  * = 3.5 >= 3), spread over domains of `ispsPerDomain` ISPs. Serialised straight to JSON text
- * (no objects) because 50,000 entries are built per day; `networkId` is left as a placeholder
- * that `fillNetworkId` replaces, so one text serves every network of the same size.
+ * (no objects) because 50,000 entries are built per day; `networkId` is left out, and
+ * `withNetworkId` puts it between the parts, so one template serves every network of the size.
  */
 export const NETWORK_ID_PLACEHOLDER = '"network_id":0,';
 
@@ -193,6 +193,13 @@ export function decliningEntriesTemplate(
   return parts;
 }
 
-export function fillNetworkId(parts: string[], networkId: number): string {
-  return parts.join(`"network_id":${networkId},`);
+/** A network's body from a template's parts (as Buffers): the parts with its id between them. */
+export function withNetworkId(parts: readonly Buffer[], networkId: number): Buffer[] {
+  const id = Buffer.from(`"network_id":${networkId},`);
+  const body: Buffer[] = new Array<Buffer>(parts.length * 2 - 1);
+  for (let i = 0; i < parts.length; i++) {
+    body[2 * i] = parts[i]!;
+    if (i > 0) body[2 * i - 1] = id;
+  }
+  return body;
 }

@@ -441,6 +441,39 @@ describe('the bench scenario', () => {
     }
   });
 
+  it('sends a body asked for again (joined, from its cache) as the same bytes as the first time (as parts)', async () => {
+    const sandbox = await startSandbox({
+      scenario: builtinScenario('bench', { networks: 2, pairsPerNetwork: 300 }),
+    });
+    try {
+      const raw = async (key: string) => {
+        const response = await fetch(`${sandbox.baseUrl}/networks/traffic/isptrends`, {
+          headers: { 'x-service-api-key': key },
+        });
+        const text = await response.text();
+        expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+        return text;
+      };
+      const [first, second] = sandbox.keys.map((k) => k.key);
+      const once = await raw(first!);
+      expect(await raw(first!)).toBe(once);
+      expect(await raw(first!)).toBe(once);
+      // Another network of the same size: the same template, its own id.
+      const other = await raw(second!);
+      expect(other).not.toBe(once);
+      expect(JSON.parse(other)).toEqual(
+        JSON.parse(
+          once.replaceAll(
+            /"network_id":\d+/g,
+            `"network_id":${(JSON.parse(other) as { entries: IspTrend[] }).entries[0]!.network_id}`,
+          ),
+        ),
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('an empty bench network answers an empty list', async () => {
     const sandbox = await startSandbox({
       scenario: builtinScenario('bench', { networks: 1, pairsPerNetwork: 0 }),
