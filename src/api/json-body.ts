@@ -5,8 +5,8 @@
  * Why: V8 puts every string over 128 KB in memory mapped for it alone, and unmaps it when the
  * string dies, so the kernel faults a large body's text in page by page on every run: for the
  * 14 MB body of 10,000 pairs that was ~40 ms on a virtual machine, more than `JSON.parse`
- * itself. Pieces of 16 KB are young-generation strings, in memory V8 reuses. Decoding and
- * parsing a 10,000-pair body in pieces: 83 -> 34 ms, 3,450 page faults -> 0 (target P1,
+ * itself. Pieces of ~16 KB are young-generation strings, in memory V8 reuses. Decoding and
+ * parsing a 10,000-pair body: 62 -> 22 ms, 3,450 page faults -> 0 (target P1,
  * docs/performance.md).
  *
  * Why it is the same value: the bytes between `[` and `]` of the entries array are cut at the
