@@ -85,8 +85,9 @@ export class BodyCollector {
       if (this.added >= REUSE_FROM_BYTES) this.moveIntoBuffer();
       return;
     }
-    if (this.filled + chunk.length > buffer.length) this.grow(this.filled + chunk.length);
-    chunk.copy(this.buffer!, this.filled);
+    const into =
+      this.filled + chunk.length > buffer.length ? this.grow(this.filled + chunk.length) : buffer;
+    chunk.copy(into, this.filled);
     this.filled += chunk.length;
   }
 
@@ -120,9 +121,11 @@ export class BodyCollector {
    * A larger buffer, twice the size or what is needed. The outgrown one is left to the garbage
    * collector, not kept: the pool then holds the size bodies end at, not every step up to it.
    */
-  private grow(needed: number): void {
-    const bigger = leaseBuffer(Math.max(needed, this.buffer!.length * 2));
-    this.buffer!.copy(bigger, 0, 0, this.filled);
+  private grow(needed: number): Buffer {
+    const outgrown = this.buffer!;
+    const bigger = leaseBuffer(Math.max(needed, outgrown.length * 2));
+    outgrown.copy(bigger, 0, 0, this.filled);
     this.buffer = bigger;
+    return bigger;
   }
 }
