@@ -7,11 +7,15 @@
 // modules stay in chunks of their own, loaded when the command runs (the CLI's dynamic imports).
 //
 // In the bundle: our code and the packages every command loads at its start (commander, zod,
-// yaml, cron-parser and its luxon). Left out, loaded from node_modules when a command needs
-// them, as before: every other dependency. They are CommonJS packages that a command requires
-// once it knows it needs them (bullmq and ioredis: src/cjs-packages.ts; undici, nodemailer,
-// prom-client), and pino, whose pino-pretty runs in a worker thread that pino starts from its
-// own files. test/cli/startup.test.ts checks which of them each command loads.
+// yaml, cron-parser). BullMQ and ioredis, which a command requires once it knows it needs them
+// (src/cjs-packages.ts), are bundled apart into dist/cli/vendor/: ioredis.cjs, and bullmq.cjs,
+// which requires that same ioredis. Required from node_modules, their ~200 files cost `thm run
+// --wait` ~60 ms of resolving, stat-ing and reading before any of their code ran (target P7,
+// docs/performance.md); the worker starts sooner too. Left out, loaded from node_modules: luxon,
+// which cron-parser requires and src/cron.ts sets up (bundled, it would be a second copy beside
+// the one src/cron.ts requires), and what a command requires when it needs it: undici,
+// nodemailer, prom-client, and pino, whose pino-pretty runs in a worker thread that pino starts
+// from its own files. test/cli/startup.test.ts checks which of them each command loads.
 //
 // Not minified: stack traces keep the functions' names, and each module's code follows a
 // comment naming its source file.
@@ -19,9 +23,10 @@ import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const BUNDLED = new Set(['commander', 'cron-parser', 'yaml', 'zod']);
+const VENDORED = ['bullmq', 'ioredis'];
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name));
-for (const name of BUNDLED)
+for (const name of [...BUNDLED, ...VENDORED])
   if (!(name in dependencies)) throw new Error(`bundle-cli: ${name} is not a dependency`);
 
 /**
@@ -58,6 +63,71 @@ await build({
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
+  // src/cjs-packages.ts: require BullMQ and ioredis from dist/cli/vendor/.
+  define: { THM_VENDORED: 'true' },
   plugins: [withoutZodLocales],
   logLevel: 'warning',
 });
+
+/**
+ * ioredis tells Redis its version (CLIENT SETINFO LIB-VER) from its package.json, read at
+ * `__dirname/../../package.json` on the first connection: bundled, that path is not ioredis's.
+ * The version is written in at build time instead, which also spares a file read per process.
+ */
+const ioredisVersion = {
+  name: 'ioredis-version',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]ioredis[\\/]built[\\/]utils[\\/]index\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const read = /const filePath = [^;]*"package\.json"\);\s*const data = await [^;]*;/;
+      if (!read.test(source)) throw new Error('bundle-cli: ioredis no longer reads its version so');
+      const { version } = JSON.parse(readFileSync('node_modules/ioredis/package.json', 'utf8'));
+      const data = JSON.stringify(JSON.stringify({ version }));
+      return { contents: source.replace(read, `const data = ${data};`), loader: 'js' };
+    });
+  },
+};
+
+/** In bullmq.cjs, `ioredis` and `ioredis/built/utils` are ioredis.cjs's, not copies of them. */
+const sharedIoredis = {
+  name: 'shared-ioredis',
+  setup(build) {
+    build.onResolve({ filter: /^ioredis(\/built\/utils)?$/ }, (args) => ({
+      path: args.path,
+      namespace: 'shared-ioredis',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'shared-ioredis' }, (args) => ({
+      contents: `module.exports = require('./ioredis.cjs').${args.path === 'ioredis' ? 'ioredis' : 'utils'};`,
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\/ioredis\.cjs$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
+const vendor = {
+  outdir: 'dist/cli/vendor',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  // msgpackr's optional native codec (a prebuilt .node file found from its own directory).
+  external: ['msgpackr-extract'],
+  logLevel: 'warning',
+};
+await build({
+  ...vendor,
+  stdin: {
+    contents:
+      "module.exports = { ioredis: require('ioredis'), utils: require('ioredis/built/utils') };",
+    resolveDir: '.',
+    sourcefile: 'ioredis-vendor.cjs',
+  },
+  outfile: 'dist/cli/vendor/ioredis.cjs',
+  outdir: undefined,
+  plugins: [ioredisVersion],
+});
+await build({ ...vendor, entryPoints: { bullmq: 'bullmq' }, plugins: [sharedIoredis] });

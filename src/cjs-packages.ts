@@ -6,15 +6,26 @@ import { createRequire } from 'node:module';
  * `thm status` or `thm run` start on the 2-core reference machine, more than loading them
  * (target P7, docs/performance.md). Required, they load as they are. A later `import` of either
  * gets the same module instance (one CommonJS cache), so classes and `instanceof` agree.
+ *
+ * In the CLI's bundle (dist/cli/, what bin/thm.js runs) BullMQ and ioredis are required from
+ * bundles of their own, dist/cli/vendor/bullmq.cjs and ioredis.cjs (scripts/bundle-cli.js says
+ * why); the bundle's BullMQ requires that same ioredis. esbuild sets THM_VENDORED there;
+ * everywhere else (tests, dist/src) it is undefined and the packages come from node_modules.
  */
+declare const THM_VENDORED: boolean | undefined;
+const vendored = typeof THM_VENDORED !== 'undefined' && THM_VENDORED;
 const require = createRequire(import.meta.url);
 
 export function loadBullmq(): typeof import('bullmq') {
-  return require('bullmq') as typeof import('bullmq');
+  return (vendored ? require('./vendor/bullmq.cjs') : require('bullmq')) as typeof import('bullmq');
 }
 
 export function loadIoredis(): typeof import('ioredis') {
-  return require('ioredis') as typeof import('ioredis');
+  return (
+    vendored
+      ? (require('./vendor/ioredis.cjs') as { ioredis: unknown }).ioredis
+      : require('ioredis')
+  ) as typeof import('ioredis');
 }
 
 /** pino too: loaded when a logger is made (src/log.ts), not with every module that logs. */

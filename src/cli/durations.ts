@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { isUtc } from '../dates.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -48,7 +49,7 @@ export function formatUtc(ms: number): string {
  */
 export function formatZoned(ms: number, timeZone: string): string {
   const utc = formatUtc(ms);
-  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return utc;
+  if (isUtc(timeZone)) return utc;
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone,

@@ -1,4 +1,4 @@
-import cronParser from 'cron-parser';
+import cronParser from '../cron.js';
 import { z } from 'zod';
 import { CHANNEL_NAME, EMAIL_CHANNEL, type ChannelType } from '../notify/channels/types.js';
 import { displayText, mailbox } from './mailbox.js';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import cronParser from 'cron-parser';
+import cronParser from '../cron.js';
 import { dstGapChecker } from '../jobs/schedulers.js';
 import type { ParsedNetwork } from './schema.js';
 

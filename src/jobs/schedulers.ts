@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import cronParser from 'cron-parser';
+import cronParser from '../cron.js';
+import { isUtc } from '../dates.js';
 import type { Queue } from 'bullmq';
 import { execPipeline } from './pipeline.js';
 import type { RedisClient } from './redis.js';
@@ -254,6 +255,8 @@ interface DstGap {
 
 function dstGaps(timeZone: string, from: number): DstGap[] {
   const gaps: DstGap[] = [];
+  // None, and no Intl formatter made to find none (its first loads ICU's data; target P7).
+  if (isUtc(timeZone)) return gaps;
   const offsetAt = (t: number) => zoneOffsetMinutes(t, timeZone);
   const end = from + 366 * 86_400_000;
   let previous = offsetAt(from);

@@ -1,4 +1,4 @@
-import cronParser from 'cron-parser';
+import cronParser from '../cron.js';
 import type { RunKind, RunRecord } from './types.js';
 
 /**

@@ -66,13 +66,18 @@ export function severityOf(dropPercent: number, settings: Thresholds): Severity 
   return dropPercent >= settings.criticalDropPercent ? 'critical' : 'warning';
 }
 
-/** Active pairs counted by the severity of their last numbers (`thm status`, the metrics). */
+/**
+ * Active pairs counted by the severity of their last drops, in percent (`thm status`, the
+ * metrics: store/redis-store.ts, NetworkOverview.activeDrops).
+ */
 export function countBySeverity(
-  pairs: Iterable<{ dropPercent: number }>,
+  dropPercents: readonly number[],
   settings: Thresholds,
 ): Record<Severity, number> {
   const counts: Record<Severity, number> = { warning: 0, critical: 0 };
-  for (const pair of pairs) counts[severityOf(pair.dropPercent, settings)] += 1;
+  for (let i = 0; i < dropPercents.length; i++) {
+    counts[severityOf(dropPercents[i]!, settings)] += 1;
+  }
   return counts;
 }
 

@@ -330,7 +330,7 @@ async function readNetworkFigures(
   // `time() - thm_last_successful_traffic_check_timestamp_seconds` needs the series to exist.
   // It used to be looked for in the last 31 days only, and vanished after a month of failures.
   const { state, latest } = await store.networkNow(network.id, network.timezone, now);
-  const bySeverity = countBySeverity(state.active, network.alerts);
+  const bySeverity = countBySeverity(state.activeDrops, network.alerts);
   const active = (Object.keys(bySeverity) as Severity[]).map((severity) => ({
     network: network.id,
     severity,

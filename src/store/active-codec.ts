@@ -1,7 +1,7 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
-import { DomainLists, type Flat } from './domain-lists.js';
+import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE string (one hash field), so that a run reads and
@@ -49,6 +49,14 @@ function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored active pairs are unreadable (${detail})`);
 }
 
+const FORMAT: StoredFormat = {
+  version: VERSION,
+  stride: STRIDE,
+  withUrl: true,
+  list: 'pair list',
+  corrupt,
+};
+
 /**
  * The stored pairs in their stored order, as a list: keyed by nothing, because the one reader
  * that looks pairs up (classification) indexes them by domain id and ISP itself, and a Map by
@@ -57,34 +65,12 @@ function corrupt(detail: string): ThmError {
  */
 export function decodeActive(blob: string | null | undefined): ActivePair[] {
   const active: ActivePair[] = [];
-  if (blob === null || blob === undefined || blob === '') return active;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(blob);
-  } catch {
-    throw corrupt('not JSON');
-  }
-  const doc = parsed as { v?: unknown; d?: unknown };
-  if (doc === null || typeof doc !== 'object' || doc.v !== VERSION || !Array.isArray(doc.d)) {
-    throw corrupt('unknown version');
-  }
-  for (const domain of doc.d as unknown[]) {
-    if (!Array.isArray(domain) || domain.length !== 3) throw corrupt('bad domain');
-    const [domainId, domainUrl, flat] = domain as [unknown, unknown, unknown];
-    if (typeof domainId !== 'number' || typeof domainUrl !== 'string' || !Array.isArray(flat)) {
-      throw corrupt('bad domain');
-    }
-    if (flat.length % STRIDE !== 0) throw corrupt('bad pair list');
+  for (const { id: domainId, url: domainUrl, flat } of readDomains(blob, FORMAT)) {
     for (let i = 0; i < flat.length; i += STRIDE) {
-      const isp = flat[i];
-      if (typeof isp !== 'string') throw corrupt('bad ISP');
-      for (let j = 1; j < STRIDE; j++) {
-        if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
-      }
       const quietDay = flat[i + 9] as number;
       active.push({
         domainId,
-        isp,
+        isp: flat[i] as string,
         domainUrl,
         firstSeen: isoDateOfDay(flat[i + 1] as number),
         lastSeen: isoDateOfDay(flat[i + 2] as number),
@@ -100,4 +86,16 @@ export function decodeActive(blob: string | null | undefined): ActivePair[] {
     }
   }
   return active;
+}
+
+/**
+ * Each stored pair's last drop, checked as `decodeActive` checks it but with no object a pair:
+ * what `thm status` and the metrics count by severity (target P7, docs/performance.md).
+ */
+export function activeDropPercents(blob: string | null | undefined): number[] {
+  const drops: number[] = [];
+  for (const { flat } of readDomains(blob, FORMAT)) {
+    for (let i = 8; i < flat.length; i += STRIDE) drops.push(flat[i] as number);
+  }
+  return drops;
 }

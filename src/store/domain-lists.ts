@@ -1,5 +1,7 @@
 /**
- * The codecs' per-domain lists (active-codec.ts, runs-codec.ts), each allocated at its final
+ * The codecs' per-domain lists (active-codec.ts, runs-codec.ts), written and read back.
+ *
+ * Written: each list allocated at its final
  * size: the items are counted per domain first, then filled by index. Pushing grew a 50,000
  * pair history's lists through copies that were megabytes of garbage a run (target P6,
  * docs/performance.md). Domains keep the order of their first item, as pushing did.
@@ -67,4 +69,69 @@ export class DomainLists<T, E> {
     this.lists.forEach((list) => entries.push(list.entry));
     return entries;
   }
+}
+
+/** A codec's stored format: {"v":version,"d":[[domainId,("domainUrl",)[...values]],...]}. */
+export interface StoredFormat {
+  version: number;
+  /** Values per item: a string (the ISP), then numbers. */
+  stride: number;
+  /** Whether a domain stores its URL between its id and its values. */
+  withUrl: boolean;
+  /** The values' name in an error: "bad pair list". */
+  list: string;
+  corrupt: (detail: string) => Error;
+}
+
+export interface StoredDomain {
+  id: number;
+  /** '' when the format stores none. */
+  url: string;
+  flat: Flat;
+}
+
+/**
+ * A codec's blob parsed and checked whole (every domain's shape, every item's values): a
+ * reader that only counts (`thm status`) still tells a damaged blob as a run would, and one
+ * that decodes need not check again. Empty (null, '') is no domains.
+ */
+export function readDomains(blob: string | null | undefined, format: StoredFormat): StoredDomain[] {
+  const domains: StoredDomain[] = [];
+  if (blob === null || blob === undefined || blob === '') return domains;
+  const { corrupt, stride } = format;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(blob);
+  } catch {
+    throw corrupt('not JSON');
+  }
+  const doc = parsed as { v?: unknown; d?: unknown };
+  if (
+    doc === null ||
+    typeof doc !== 'object' ||
+    doc.v !== format.version ||
+    !Array.isArray(doc.d)
+  ) {
+    throw corrupt('unknown version');
+  }
+  for (const domain of doc.d as unknown[]) {
+    if (!Array.isArray(domain) || domain.length !== (format.withUrl ? 3 : 2)) {
+      throw corrupt('bad domain');
+    }
+    const id: unknown = domain[0];
+    const url: unknown = format.withUrl ? domain[1] : '';
+    const flat: unknown = domain[domain.length - 1];
+    if (typeof id !== 'number' || typeof url !== 'string' || !Array.isArray(flat)) {
+      throw corrupt('bad domain');
+    }
+    if (flat.length % stride !== 0) throw corrupt(`bad ${format.list}`);
+    for (let i = 0; i < flat.length; i += stride) {
+      if (typeof flat[i] !== 'string') throw corrupt('bad ISP');
+      for (let j = 1; j < stride; j++) {
+        if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
+      }
+    }
+    domains.push({ id, url, flat: flat as Flat });
+  }
+  return domains;
 }

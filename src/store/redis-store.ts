@@ -28,8 +28,8 @@ import type {
   OutboxNotification,
   OutboxStore,
 } from '../notify/types.js';
-import { decodeActive, encodeActive } from './active-codec.js';
-import { decodeRuns, encodeRuns } from './runs-codec.js';
+import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
+import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
 import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
 import {
   invoiceSnapshotSchema,
@@ -80,6 +80,19 @@ export interface NetworkState {
   /** Pair events already e-mailed for asOf: "class|pairKey". */
   sentEvents: Set<string>;
   latestInvoice?: InvoiceSnapshot;
+}
+
+/**
+ * A network as `thm status` and the metrics show it: its history counted, not decoded (an
+ * object per active pair was most of a 100-network `thm status`'s reading; target P7,
+ * docs/performance.md). The rest of its state is checked as a run would read it.
+ */
+export interface NetworkOverview {
+  premium?: PremiumState;
+  problem?: ProblemEpisode;
+  latestInvoice?: InvoiceSnapshot;
+  /** Each active pair's last drop in percent: its severity under the network's thresholds. */
+  activeDrops: number[];
 }
 
 /**
@@ -161,6 +174,20 @@ export class RedisStore implements OutboxStore {
   // ---------------------------------------------------------------- network state and runs
 
   async loadNetworkState(networkId: string, options: LoadOptions): Promise<NetworkState> {
+    return this.readState(networkId, options, decodeActive, decodeRuns);
+  }
+
+  /**
+   * The network's state, every field read and checked as a run reads it (so that what a run could
+   * not read is reported the same), its history decoded by `decodeActivePairs` and its listed
+   * runs by `decodeListedRuns`.
+   */
+  private async readState<A, R>(
+    networkId: string,
+    options: LoadOptions,
+    decodeActivePairs: (blob: string | null | undefined) => A,
+    decodeListedRuns: (blob: string | null | undefined) => R,
+  ): Promise<Omit<NetworkState, 'active' | 'runs'> & { active: A; runs: R }> {
     checkDate(options.asOf);
     const runKey = runField(options.kind, options.asOf);
     const [rev, active, silences, premium, problem, run, sent, invoice, runs] =
@@ -179,10 +206,10 @@ export class RedisStore implements OutboxStore {
         ),
       );
     const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
-    const state: NetworkState = {
+    const state: Omit<NetworkState, 'active' | 'runs'> & { active: A; runs: R } = {
       rev: read(FIELD.rev, () => parseRev(rev)),
-      active: read(FIELD.active, () => decodeActive(active)),
-      runs: read(FIELD.runs, () => decodeRuns(runs)),
+      active: read(FIELD.active, () => decodeActivePairs(active)),
+      runs: read(FIELD.runs, () => decodeListedRuns(runs)),
       silences: read(FIELD.silences, () => parseSilences(silences)).filter((s) =>
         isSilenceActive(s, options.now),
       ),
@@ -405,15 +432,20 @@ export class RedisStore implements OutboxStore {
     networkId: string,
     timeZone: string,
     now: number,
-  ): Promise<{ state: NetworkState; latest: LatestRuns & { any: boolean } }> {
-    const [state, latest] = await Promise.all([
-      this.loadNetworkState(networkId, {
-        asOf: localDate(now, timeZone),
-        kind: 'traffic-check',
-        now,
-      }),
+  ): Promise<{ state: NetworkOverview; latest: LatestRuns & { any: boolean } }> {
+    const [read, latest] = await Promise.all([
+      this.readState(
+        networkId,
+        { asOf: localDate(now, timeZone), kind: 'traffic-check', now },
+        activeDropPercents,
+        checkRuns,
+      ),
       this.latestRuns(networkId),
     ]);
+    const state: NetworkOverview = { activeDrops: read.active };
+    if (read.premium) state.premium = read.premium;
+    if (read.problem) state.problem = read.problem;
+    if (read.latestInvoice) state.latestInvoice = read.latestInvoice;
     return { state, latest };
   }
 

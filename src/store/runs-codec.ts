@@ -1,7 +1,7 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import { DomainLists, type Flat } from './domain-lists.js';
+import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE string, one hash field beside the
@@ -43,34 +43,22 @@ function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored listed runs are unreadable (${detail})`);
 }
 
+const FORMAT: StoredFormat = {
+  version: VERSION,
+  stride: STRIDE,
+  withUrl: false,
+  list: 'run list',
+  corrupt,
+};
+
 /** The stored runs in their stored order, as a list (see `decodeActive`). */
 export function decodeRuns(blob: string | null | undefined): WatchedRun[] {
   const runs: WatchedRun[] = [];
-  if (blob === null || blob === undefined || blob === '') return runs;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(blob);
-  } catch {
-    throw corrupt('not JSON');
-  }
-  const doc = parsed as { v?: unknown; d?: unknown };
-  if (doc === null || typeof doc !== 'object' || doc.v !== VERSION || !Array.isArray(doc.d)) {
-    throw corrupt('unknown version');
-  }
-  for (const domain of doc.d as unknown[]) {
-    if (!Array.isArray(domain) || domain.length !== 2) throw corrupt('bad domain');
-    const [domainId, flat] = domain as [unknown, unknown];
-    if (typeof domainId !== 'number' || !Array.isArray(flat)) throw corrupt('bad domain');
-    if (flat.length % STRIDE !== 0) throw corrupt('bad run list');
+  for (const { id: domainId, flat } of readDomains(blob, FORMAT)) {
     for (let i = 0; i < flat.length; i += STRIDE) {
-      const isp = flat[i];
-      if (typeof isp !== 'string') throw corrupt('bad ISP');
-      for (let j = 1; j < STRIDE; j++) {
-        if (typeof flat[i + j] !== 'number') throw corrupt('bad number');
-      }
       runs.push({
         domainId,
-        isp,
+        isp: flat[i] as string,
         since: isoDateOfDay(flat[i + 1] as number),
         last: isoDateOfDay(flat[i + 2] as number),
         days: flat[i + 3] as number,
@@ -81,4 +69,9 @@ export function decodeRuns(blob: string | null | undefined): WatchedRun[] {
     }
   }
   return runs;
+}
+
+/** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`; target P7). */
+export function checkRuns(blob: string | null | undefined): void {
+  readDomains(blob, FORMAT);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -9,9 +9,9 @@ import { BIN } from '../harness/cli.js';
  * What a CLI command loads (target P7, docs/performance.md): a command that talks to no Redis
  * (help, a usage error) loads neither ioredis nor BullMQ, one that calls no HTTP API (status
  * included) not undici, and status not BullMQ (it reads the queues itself). A preloaded hook
- * lists, at exit, the CommonJS packages in the module cache: all three are CommonJS, left out of
- * the CLI's bundle (scripts/bundle-cli.js) and loaded from node_modules when a command needs
- * them.
+ * lists, at exit, the CommonJS packages in the module cache: all of them are CommonJS, left out of
+ * the CLI's main bundle (scripts/bundle-cli.js) and required when a command needs them, undici
+ * and pino from node_modules, ioredis and BullMQ from their own bundles in dist/cli/vendor/.
  */
 describe('CLI start-up: what a command loads', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'thm-startup-'));
@@ -19,12 +19,15 @@ describe('CLI start-up: what a command loads', () => {
   writeFileSync(
     hook,
     `process.on('exit', () => {
-      const packages = new Set();
+      const modules = new Set();
+      const vendor = new Set();
       for (const file of Object.keys(require.cache)) {
         const match = /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(file);
-        if (match) packages.add(match[1]);
+        if (match) modules.add(match[1]);
+        const bundled = /dist[\\\\/]cli[\\\\/]vendor[\\\\/]([^\\\\/]+)\\.cjs$/.exec(file);
+        if (bundled) vendor.add(bundled[1]);
       }
-      process.stderr.write('LOADED ' + JSON.stringify([...packages]) + '\\n');
+      process.stderr.write('LOADED ' + JSON.stringify({ modules: [...modules], vendor: [...vendor] }) + '\\n');
     });`,
   );
   const config = path.join(dir, 'thm.json');
@@ -49,7 +52,11 @@ describe('CLI start-up: what a command loads', () => {
       timeout: 60_000,
     });
     const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
-    return { code: r.status, packages: JSON.parse(line?.slice(7) ?? '[]') as string[] };
+    const { modules, vendor } = JSON.parse(line?.slice(7) ?? '{}') as {
+      modules: string[];
+      vendor: string[];
+    };
+    return { code: r.status, packages: [...modules, ...vendor], modules, vendor };
   };
 
   it.each([
@@ -74,5 +81,50 @@ describe('CLI start-up: what a command loads', () => {
   it('the hook sees them when a command does load them (the test can fail)', () => {
     const { packages } = loaded(['status']);
     expect(packages).toContain('ioredis');
+  });
+
+  it('with every network in UTC, a command makes no Intl.DateTimeFormat (the first loads ICU data)', () => {
+    // luxon, under cron-parser, asked one for the system's locale as the config's crons were
+    // checked: ~18 ms of every command (src/cron.ts).
+    const counter = path.join(dir, 'count-intl.cjs');
+    writeFileSync(
+      counter,
+      `const Original = Intl.DateTimeFormat;
+      let made = 0;
+      Intl.DateTimeFormat = new Proxy(Original, {
+        construct(target, args) { made++; return new target(...args); },
+        apply(target, self, args) { made++; return target(...args); },
+      });
+      process.on('exit', () => process.stderr.write('INTL ' + made + '\\n'));`,
+    );
+    const made = (args: string[]) => {
+      const r = spawnSync(process.execPath, ['--require', counter, BIN, ...args], {
+        env: { PATH: process.env.PATH, THM_CONFIG: config, ACME_KEY: 'k' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      return Number(/^INTL (\d+)$/m.exec(r.stderr)?.[1]);
+    };
+    expect(made(['config', 'check'])).toBe(0);
+    expect(made(['status'])).toBe(0);
+    // The counter counts: a network in another zone needs one.
+    writeFileSync(
+      path.join(dir, 'berlin.json'),
+      readFileSync(config, 'utf8').replace('"id":"acme"', '"id":"acme","timezone":"Europe/Berlin"'),
+    );
+    const r = spawnSync(process.execPath, ['--require', counter, BIN, 'config', 'check'], {
+      env: { PATH: process.env.PATH, THM_CONFIG: path.join(dir, 'berlin.json'), ACME_KEY: 'k' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(Number(/^INTL (\d+)$/m.exec(r.stderr)?.[1])).toBeGreaterThan(0);
+  });
+
+  it("thm run requires BullMQ and ioredis from the CLI's own bundles of them, not node_modules", () => {
+    // Redis at 127.0.0.1:1 refuses: the command fails after loading both.
+    const { modules, vendor } = loaded(['run', 'traffic-check', '--network', 'acme']);
+    expect(vendor.sort()).toEqual(['bullmq', 'ioredis']);
+    expect(modules).not.toContain('bullmq');
+    expect(modules).not.toContain('ioredis');
   });
 });

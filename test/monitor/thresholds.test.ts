@@ -16,12 +16,10 @@ describe('severity', () => {
 
   it('counts active pairs by the severity of their last numbers (status, metrics)', () => {
     const critical = SETTINGS.criticalDropPercent;
-    expect(
-      countBySeverity(
-        [critical, critical + 10, critical - 1, 20].map((dropPercent) => ({ dropPercent })),
-        SETTINGS,
-      ),
-    ).toEqual({ critical: 2, warning: 2 });
+    expect(countBySeverity([critical, critical + 10, critical - 1, 20], SETTINGS)).toEqual({
+      critical: 2,
+      warning: 2,
+    });
     expect(countBySeverity([], SETTINGS)).toEqual({ critical: 0, warning: 0 });
   });
 });

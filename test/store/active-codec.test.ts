@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivePair } from '../../src/monitor/types.js';
-import { decodeActive, encodeActive } from '../../src/store/active-codec.js';
+import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
 
 function pair(over: Partial<ActivePair>): ActivePair {
   return {
@@ -71,14 +71,33 @@ describe('active pair codec', () => {
   it('empty history', () => {
     expect(decodeActive(encodeActive([]))).toEqual([]);
     expect(decodeActive(null)).toEqual([]);
+    expect(activeDropPercents(null)).toEqual([]);
+    expect(activeDropPercents('')).toEqual([]);
+  });
+
+  it("activeDropPercents: each stored pair's drop, in the stored order, as decodeActive has them", () => {
+    const blob = encodeActive([
+      pair({ domainId: 1, isp: 'a', dropPercent: 61.234 }),
+      pair({ domainId: 2, isp: 'b', domainUrl: 'https://d2.example', dropPercent: 40 }),
+      pair({ domainId: 1, isp: 'c', dropPercent: 99.5 }),
+    ]);
+    expect(activeDropPercents(blob)).toEqual(decodeActive(blob).map((p) => p.dropPercent));
+    expect(activeDropPercents(blob).sort()).toEqual([40, 61.23, 99.5]);
   });
 
   it.each([
     ['not JSON', '{'],
     ['unknown version', '{"v":2,"d":[]}'],
+    ['bad domain', '{"v":1,"d":[[1,["x",1,2,3,4,5,6,7,8,0]]]}'],
     ['bad pair list', '{"v":1,"d":[[1,"u",["x",1]]]}'],
+    ['bad ISP', '{"v":1,"d":[[1,"u",[7,1,2,3,4,5,6,7,8,0]]]}'],
     ['bad number', '{"v":1,"d":[[1,"u",["x",1,2,3,"4",5,6,7,8,0]]]}'],
-  ])('refuses a corrupt blob (%s) with a THM_STORE error', (_name, blob) => {
-    expect(() => decodeActive(blob)).toThrow(expect.objectContaining({ code: 'THM_STORE' }));
+  ])('refuses a corrupt blob (%s) with a THM_STORE error, counted or decoded', (name, blob) => {
+    const error = expect.objectContaining({
+      code: 'THM_STORE',
+      message: `stored active pairs are unreadable (${name})`,
+    });
+    expect(() => decodeActive(blob)).toThrow(error);
+    expect(() => activeDropPercents(blob)).toThrow(error);
   });
 });

@@ -388,6 +388,36 @@ describe('RedisStore: network state and runs', () => {
     }
   });
 
+  it('networkNow (status, metrics): the history as its drops, the rest as a run reads it; a field a run could not read is unreadable state', async () => {
+    const { store } = freshStore();
+    const upsert = history(3);
+    await store.commitRun(effect({ history: { upsert, remove: [] } }));
+    const { state, latest } = await store.networkNow('acme', 'UTC', NOW);
+    expect(state.activeDrops.sort()).toEqual(upsert.map((p) => p.dropPercent).sort());
+    expect(latest.trafficCheck?.asOf).toBe(DAY);
+    // In the network's zone: 12:00 UTC on DAY is already the next day in Kiritimati (UTC+14),
+    // whose run record is then the one a run would read.
+    const key = store.keys.network('acme');
+    await redis.hset(key, runField('traffic-check', addDays(DAY, 1)), '{');
+    await expect(store.networkNow('acme', 'Pacific/Kiritimati', NOW)).rejects.toMatchObject({
+      name: 'StoredStateError',
+      field: runField('traffic-check', addDays(DAY, 1)),
+    });
+    await expect(store.networkNow('acme', 'UTC', NOW)).resolves.toBeDefined();
+    // The listed runs and the history are checked though not decoded.
+    for (const field of [FIELD.runs, FIELD.active]) {
+      const stored = await redis.hget(key, field);
+      await redis.hset(key, field, '{"v":1,"d":[[1,"u",[7]]]}');
+      await expect(store.networkNow('acme', 'UTC', NOW)).rejects.toMatchObject({
+        name: 'StoredStateError',
+        field,
+      });
+      if (stored === null) await redis.hdel(key, field);
+      else await redis.hset(key, field, stored);
+    }
+    await expect(store.networkNow('acme', 'UTC', NOW)).resolves.toBeDefined();
+  });
+
   it('deleteNetworkState removes the network and nothing else', async () => {
     const { store, prefix } = freshStore();
     await store.commitRun(

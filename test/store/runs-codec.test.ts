@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WatchedRun } from '../../src/monitor/types.js';
-import { decodeRuns, encodeRuns } from '../../src/store/runs-codec.js';
+import { checkRuns, decodeRuns, encodeRuns } from '../../src/store/runs-codec.js';
 
 const run = (over: Partial<WatchedRun>): WatchedRun => ({
   domainId: 1,
@@ -57,5 +57,20 @@ describe('listed runs codec', () => {
     expect(() => decodeRuns('{"v":2,"d":[]}')).toThrow(/unknown version/);
     expect(() => decodeRuns('{"v":1,"d":[[1,["x",1,2]]]}')).toThrow(/bad run list/);
     expect(() => decodeRuns('{"v":1,"d":[[1,[7,1,2,3,4,5,6]]]}')).toThrow(/bad ISP/);
+  });
+
+  it('checkRuns refuses what decodeRuns refuses, and passes what it reads', () => {
+    const good = encodeRuns([run({})]);
+    expect(() => checkRuns(good)).not.toThrow();
+    expect(() => checkRuns(null)).not.toThrow();
+    for (const bad of [
+      '{',
+      '{"v":2,"d":[]}',
+      '{"v":1,"d":[[1,["x",1,2]]]}',
+      '{"v":1,"d":[[1,"u",["x",1,2,3,4,5,6]]]}',
+    ]) {
+      expect(() => decodeRuns(bad)).toThrow(/stored listed runs are unreadable/);
+      expect(() => checkRuns(bad)).toThrow(/stored listed runs are unreadable/);
+    }
   });
 });

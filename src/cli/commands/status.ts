@@ -106,7 +106,7 @@ async function networkStatus(
       trafficCheck: nextRun('traffic-check'),
       invoiceSnapshot: nextRun('invoice-snapshot'),
     },
-    activePairs: countBySeverity(state.active, network.alerts),
+    activePairs: countBySeverity(state.activeDrops, network.alerts),
     lastInvoice: state.latestInvoice,
     problem: state.problem,
     overdue,
