@@ -178,16 +178,28 @@ function compileObject(schema: z.ZodType): Compiled | undefined {
   };
 }
 
-const fastEntryCheck = compileObjectCheck(ispTrendSchema);
+/**
+ * The entries' compiled check, made on first use: made at import, it was ~6 ms (zod parsing
+ * its probes) of every CLI command whose modules share a chunk with this one, `thm run`
+ * included (target P7, docs/performance.md).
+ */
+let fastEntryCheck: Check | undefined | null = null;
+function entryCheck(): Check | undefined {
+  if (fastEntryCheck === null) fastEntryCheck = compileObjectCheck(ispTrendSchema);
+  return fastEntryCheck;
+}
 
 /** Whether ISP trend entries are checked by the fast path (a test keeps this true). */
-export const ispTrendFastPath = fastEntryCheck !== undefined;
+export function ispTrendFastPath(): boolean {
+  return entryCheck() !== undefined;
+}
 
 /**
  * Validates a parsed isptrends body without copying it. Entries are returned as sent (extra
  * fields kept), exactly as the loose zod schema would.
  */
 export function parseIspTrendsResponse(value: unknown): IspTrendsResponse {
+  const fastEntryCheck = entryCheck();
   if (!fastEntryCheck || !isPlainObject(value) || !Array.isArray(value.entries)) {
     return parseWithSchema(ispTrendsResponseSchema, value);
   }
