@@ -15,7 +15,8 @@ import { FIRST_DAY, NEXT_DAY, startCheckRig } from './single-network.js';
  *     node --expose-gc dist/bench/profile-check.js \
  *     [pairs=50000] [runs=10] [first-run.cpuprofile]
  *
- * The .cpuprofile (optional) opens in Chrome's DevTools. Not part of `npm run bench`: a tool to
+ * The .cpuprofile (optional; with PROFILE_HEAP=1, the first check's .heapprofile) opens in
+ * Chrome's DevTools. Not part of `npm run bench`: a tool to
  * choose what to optimise, whose figures are proportions, not targets.
  */
 
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
     if (heap) {
       await session.post('HeapProfiler.enable');
       await round(true);
+      if (out) writeFileSync(out, JSON.stringify(heapProfiles[0]));
       reportHeap(heapProfiles, runs);
       return;
     }
