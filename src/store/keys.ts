@@ -1,4 +1,5 @@
 import { NETWORK_ID } from '../config/schema.js';
+import type { RunChoiceFields } from '../monitor/overdue.js';
 import type { IsoDate, RunKind } from '../monitor/types.js';
 
 /*
@@ -90,7 +91,7 @@ export const FIELD = {
   problem: 'problem',
   /** The latest invoice snapshot (the series is the P:store:inv list). */
   invoice: 'invoice',
-  /** "<as-of> <field>" per line: dated fields, for retention. */
+  /** One line per dated field, for retention and for choosing the latest runs (`indexLine`). */
   index: 'index',
 } as const;
 
@@ -101,6 +102,38 @@ export function runField(kind: RunKind, asOf: IsoDate): string {
 
 export function isRunField(field: string): boolean {
   return field.startsWith('run:');
+}
+
+/**
+ * A line of the network's index: "<as-of> <field>", and for a run record
+ * "<as-of>|<finishedAt>|<outcome> <field>": what choosing the latest runs reads of the record
+ * (its kind is in the field's name), so that `thm status` need not read two months of records to
+ * find the newest (target P7, docs/performance.md). The commit script prunes by the text before
+ * the space compared with the cutoff date, and a longer head compares as its date does. Lines
+ * written before run records carried these are "<as-of> <field>": their records are read.
+ */
+export function indexLine(asOf: IsoDate, field: string, run?: RunChoiceFields): string {
+  return run === undefined
+    ? `${asOf} ${field}`
+    : `${asOf}|${run.finishedAt}|${run.outcome} ${field}`;
+}
+
+/**
+ * An index line read back: its field, and for a run record what its line says of it, unchecked
+ * (`hasRunChoiceFields` checks it); undefined on a line without it.
+ */
+export function parseIndexLine(line: string): {
+  field: string;
+  run?: { kind: string | undefined; outcome: string; finishedAt: number };
+} {
+  const space = line.indexOf(' ');
+  const field = line.slice(space + 1);
+  const [, finished, outcome] = line.slice(0, Math.max(space, 0)).split('|');
+  const finishedAt = Number(finished);
+  if (!isRunField(field) || !finished || outcome === undefined || !Number.isFinite(finishedAt)) {
+    return { field };
+  }
+  return { field, run: { kind: field.split(':')[1], outcome, finishedAt } };
 }
 
 /** Pair events already e-mailed for an as-of date, one JSON string per line. */

@@ -30,7 +30,16 @@ import type {
 } from '../notify/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
 import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
-import { FIELD, isRunField, runField, sentField, storeKeys, type StoreKeys } from './keys.js';
+import {
+  FIELD,
+  indexLine,
+  isRunField,
+  parseIndexLine,
+  runField,
+  sentField,
+  storeKeys,
+  type StoreKeys,
+} from './keys.js';
 import {
   invoiceSnapshotSchema,
   outboxItemSchema,
@@ -253,7 +262,7 @@ export class RedisStore implements OutboxStore {
     }
     const del = effect.problem === null ? [FIELD.problem] : [];
     const sentAppend = (effect.sentEvents ?? []).map((e) => `${JSON.stringify(e)}\n`).join('');
-    const indexAdd = `${run.asOf} ${rField}\n${sentAppend ? `${run.asOf} ${sField}\n` : ''}`;
+    const indexAdd = `${indexLine(run.asOf, rField, run)}\n${sentAppend ? `${indexLine(run.asOf, sField)}\n` : ''}`;
     const notifications = [
       ...effect.notifications.flatMap((n) => [
         n.id,
@@ -377,42 +386,68 @@ export class RedisStore implements OutboxStore {
 
   /**
    * The network's latest run of each kind and its last successful traffic-check (the rule:
-   * `latestRuns` in monitor/overdue.ts), from its run records, without validating them all:
-   * two months of them (RUN_RETENTION_DAYS, two kinds a day) are ~120 a network, and zod over
-   * 12,000 records took a 100-network `thm status` 0.15 s of its 0.5 s (target P7,
-   * docs/performance.md); the worker's /metrics reads it on each scrape too. Every record is
-   * parsed and the three fields the choice reads are checked; the chosen records are validated
-   * whole. A record that is not JSON, or whose kind, outcome or finish time is not what it must
-   * be, is the network's unreadable state, as in listRuns; an older record broken elsewhere is
-   * left to `thm history`, which reads them all.
+   * `latestRuns` in monitor/overdue.ts), chosen by what the index says of each record (its
+   * kind, outcome and finish time: store/keys.ts, indexLine), so that only the chosen records
+   * are read: two months of them (RUN_RETENTION_DAYS, two kinds a day) are ~120 a network, and
+   * reading them all took a 100-network `thm status` ~0.1 s (target P7, docs/performance.md);
+   * the worker's /metrics reads this on each scrape too.
+   *
+   * A record whose index line says nothing (written before lines did) is read and parsed, and
+   * the three fields the choice reads are checked. The chosen records are validated whole; if
+   * one is not what its line says (a line left by an older version's re-run), every record is
+   * read and the choice made again from them. A record that is not JSON, or whose kind,
+   * outcome or finish time is not what it must be, is the network's unreadable state, as in
+   * listRuns; an older record broken elsewhere is left to `thm history`, which reads them all.
    */
   async latestRuns(networkId: string): Promise<LatestRuns & { any: boolean }> {
-    const fields = await this.runFields(networkId, 'latestRuns');
-    if (fields.length === 0) return { any: false };
-    const raws = await this.networkCall(networkId, 'latestRuns', () =>
-      this.redis.hmget(this.keys.network(networkId), ...fields),
-    );
-    type Candidate = RunChoiceFields & { field: string; raw: string };
+    const lines = await this.runLines(networkId, 'latestRuns');
+    if (lines.length === 0) return { any: false };
+    type Candidate = RunChoiceFields & { field: string; raw?: string };
     const candidates: Candidate[] = [];
-    raws.forEach((raw, i) => {
-      if (raw === null) return;
-      const field = fields[i]!;
-      const value = this.readField(networkId, field, () => parseStoredJson(raw, 'run record'));
-      if (hasRunChoiceFields(value)) candidates.push(Object.assign(value, { field, raw }));
-      // Not choosable: validated whole, which says what is wrong, as listRuns would.
-      else this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record'));
-    });
-    const chosen = latestRuns(candidates);
+    const unsaid: string[] = [];
+    for (const { field, run } of lines) {
+      if (run !== undefined && hasRunChoiceFields(run)) candidates.push({ ...run, field });
+      else unsaid.push(field);
+    }
+    const fetched = await this.runRecordsRaw(networkId, unsaid);
+    candidates.push(...this.choosable(networkId, fetched));
+    let chosen = latestRuns(candidates);
+    const unread = [chosen.trafficCheck, chosen.invoiceSnapshot, chosen.lastSuccess].filter(
+      (c): c is Candidate => c !== undefined && c.raw === undefined,
+    );
+    if (unread.length > 0) {
+      const raws = new Map(
+        await this.runRecordsRaw(networkId, [...new Set(unread.map((c) => c.field))]),
+      );
+      const asSaid = (c: Candidate): boolean => {
+        const raw = raws.get(c.field);
+        const [read] = raw === undefined ? [] : this.choosable(networkId, [[c.field, raw]]);
+        return (
+          read !== undefined &&
+          read.kind === c.kind &&
+          read.outcome === c.outcome &&
+          read.finishedAt === c.finishedAt
+        );
+      };
+      if (unread.every(asSaid)) for (const c of unread) c.raw = raws.get(c.field);
+      else {
+        const all = await this.runRecordsRaw(
+          networkId,
+          lines.map((l) => l.field),
+        );
+        chosen = latestRuns(this.choosable(networkId, all));
+      }
+    }
     // The latest traffic-check is its last success too, as a rule: each record validated once.
-    const records = new Map<Candidate, RunRecord>();
+    const records = new Map<string, RunRecord>();
     const validated = (run: Candidate | undefined): RunRecord | undefined => {
       if (run === undefined) return undefined;
-      let record = records.get(run);
+      let record = records.get(run.field);
       if (record === undefined) {
         record = this.readField(networkId, run.field, () =>
-          parseStored(runRecordSchema, run.raw, 'run record'),
+          parseStored(runRecordSchema, run.raw!, 'run record'),
         );
-        records.set(run, record);
+        records.set(run.field, record);
       }
       return record;
     };
@@ -422,6 +457,39 @@ export class RedisStore implements OutboxStore {
       invoiceSnapshot: validated(chosen.invoiceSnapshot),
       lastSuccess: validated(chosen.lastSuccess),
     };
+  }
+
+  /** The stored text of each of the network's `fields` that exists, as [field, text]. */
+  private async runRecordsRaw(
+    networkId: string,
+    fields: readonly string[],
+  ): Promise<Array<[string, string]>> {
+    if (fields.length === 0) return [];
+    const raws = await this.networkCall(networkId, 'latestRuns', () =>
+      this.redis.hmget(this.keys.network(networkId), ...fields),
+    );
+    const found: Array<[string, string]> = [];
+    raws.forEach((raw, i) => {
+      if (raw !== null) found.push([fields[i]!, raw]);
+    });
+    return found;
+  }
+
+  /**
+   * Run records parsed, with the three fields the choice of the latest reads checked. One that
+   * cannot be chosen by is validated whole, which says what is wrong (unreadable state).
+   */
+  private choosable(
+    networkId: string,
+    records: ReadonlyArray<[string, string]>,
+  ): Array<RunChoiceFields & { field: string; raw: string }> {
+    const parsed: Array<RunChoiceFields & { field: string; raw: string }> = [];
+    for (const [field, raw] of records) {
+      const value = this.readField(networkId, field, () => parseStoredJson(raw, 'run record'));
+      if (hasRunChoiceFields(value)) parsed.push(Object.assign(value, { field, raw }));
+      else this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record'));
+    }
+    return parsed;
   }
 
   /**
@@ -449,15 +517,23 @@ export class RedisStore implements OutboxStore {
     return { state, latest };
   }
 
-  /** The fields of the network's run records, from its index. */
-  private async runFields(networkId: string, operation: string): Promise<string[]> {
+  /** The lines of the network's index that name run records (store/keys.ts, indexLine). */
+  private async runLines(
+    networkId: string,
+    operation: string,
+  ): Promise<ReturnType<typeof parseIndexLine>[]> {
     const index = await this.networkCall(networkId, operation, () =>
       this.redis.hget(this.keys.network(networkId), FIELD.index),
     );
     return (index ?? '')
       .split('\n')
-      .map((line) => line.slice(line.indexOf(' ') + 1))
-      .filter(isRunField);
+      .map(parseIndexLine)
+      .filter((line) => isRunField(line.field));
+  }
+
+  /** The fields of the network's run records, from its index. */
+  private async runFields(networkId: string, operation: string): Promise<string[]> {
+    return (await this.runLines(networkId, operation)).map((line) => line.field);
   }
 
   async networkIds(): Promise<string[]> {

@@ -24,8 +24,8 @@ end
  * A run's whole effect.
  * KEYS: 1 network hash, 2 outbox bodies, 3 outbox pending, 4 invoice list, 5 networks set
  * ARGV: revField, indexField, runField, sentField, expectedRev, force ('1'/'0'), runJson,
- *   sentAppend, cutoff (as-of date: dated fields older are pruned), indexAdd ("date field"
- *   lines), networkId, nSet, nSet x (field, value), nDel, nDel x field,
+ *   sentAppend, cutoff (as-of date: dated fields older are pruned), indexAdd (index lines of
+ *   the fields written, store/keys.ts indexLine), networkId, nSet, nSet x (field, value), nDel, nDel x field,
  *   nNotif, nNotif x (id, json, dueAt), invoiceJson ('' none), invoiceKeep
  * Returns {'ok', newRev} | {'exists', runJson} | {'conflict', currentRev}
  */
@@ -89,6 +89,8 @@ if invoiceJson ~= '' and not isType(invoices, 'list') then return fail('WRONGTYP
 -- The pending zset is not checked: it is the first key written, so a WRONGTYPE there
 -- aborts the script before anything was written.
 
+-- Index lines: "<head> <field>", the head an as-of date, or for a run record
+-- "<as-of>|<finishedAt>|<outcome>" (store/keys.ts, indexLine), compared with the cutoff as its date.
 local kept, present, prune = {}, {}, {}
 for line in string.gmatch(cur[4] or '', '[^\\n]+') do
   local sp = string.find(line, ' ', 1, true)
@@ -97,17 +99,20 @@ for line in string.gmatch(cur[4] or '', '[^\\n]+') do
     if date < cutoff then
       prune[#prune + 1] = field
     elseif not present[field] then
-      present[field] = true
       kept[#kept + 1] = line
+      present[field] = #kept
     end
   end
 end
+-- A field written again (a failed record replaced, a forced re-run) gets its new line in place.
 for line in string.gmatch(indexAdd, '[^\\n]+') do
   local sp = string.find(line, ' ', 1, true)
   local field = string.sub(line, sp + 1)
-  if not present[field] then
-    present[field] = true
+  if present[field] then
+    kept[present[field]] = line
+  else
     kept[#kept + 1] = line
+    present[field] = #kept
   end
 end
 

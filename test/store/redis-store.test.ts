@@ -355,6 +355,59 @@ describe('RedisStore: network state and runs', () => {
     expect(latest.invoiceSnapshot).toMatchObject({ asOf: addDays(DAY, 1) });
   });
 
+  it("latestRuns chooses by the index's lines and reads only the chosen records; a re-run's line replaces its old one", async () => {
+    const { store } = freshStore();
+    const key = store.keys.network('acme');
+    const older = runRecord(addDays(DAY, -1), { finishedAt: NOW - DAY_MS });
+    await store.commitRun(effect({ run: older }));
+    // A failed record, then the run that replaces it (no force needed): one line, the new one.
+    await store.commitRun(
+      effect({ expectedRev: 1, run: runRecord(DAY, { finishedAt: NOW, outcome: 'failed' }) }),
+    );
+    await store.commitRun(effect({ expectedRev: 2, run: runRecord(DAY, { finishedAt: NOW + 1 }) }));
+    const index = ((await redis.hget(key, FIELD.index)) ?? '').split('\n');
+    expect(index.filter((line) => line.endsWith(` ${runField('traffic-check', DAY)}`))).toEqual([
+      `${DAY}|${NOW + 1}|ok ${runField('traffic-check', DAY)}`,
+    ]);
+    expect(index).toContain(
+      `${addDays(DAY, -1)}|${NOW - DAY_MS}|ok ${runField('traffic-check', addDays(DAY, -1))}`,
+    );
+    // The older record is not read: broken, it does not stop status; listRuns still finds it.
+    await redis.hset(key, runField('traffic-check', addDays(DAY, -1)), '{');
+    const latest = await store.latestRuns('acme');
+    expect(latest).toMatchObject({ any: true, trafficCheck: { asOf: DAY, finishedAt: NOW + 1 } });
+    expect(latest.lastSuccess).toBe(latest.trafficCheck);
+    await expect(store.listRuns('acme')).rejects.toMatchObject({ name: 'StoredStateError' });
+  });
+
+  it("latestRuns: a line that does not say what its record is (an older version's re-run) is not trusted: all records are read", async () => {
+    const { store } = freshStore();
+    const key = store.keys.network('acme');
+    await store.commitRun(effect({ run: runRecord(addDays(DAY, -1), { finishedAt: NOW - 1 }) }));
+    await store.commitRun(effect({ expectedRev: 1, run: runRecord(DAY, { finishedAt: NOW }) }));
+    const field = runField('traffic-check', addDays(DAY, -1));
+    const index = (await redis.hget(key, FIELD.index)) ?? '';
+    // Its line says it finished last and failed; its record says neither.
+    await redis.hset(
+      key,
+      FIELD.index,
+      index.replace(
+        `${addDays(DAY, -1)}|${NOW - 1}|ok ${field}`,
+        `${addDays(DAY, -1)}|${NOW + 9}|failed ${field}`,
+      ),
+    );
+    const latest = await store.latestRuns('acme');
+    expect(latest).toEqual({ any: true, ...latestRuns(await store.listRuns('acme')) });
+    expect(latest.trafficCheck).toMatchObject({ asOf: DAY, finishedAt: NOW });
+    // Lines of the old form ("<as-of> <field>"): their records are read and chosen from.
+    await redis.hset(
+      key,
+      FIELD.index,
+      `${addDays(DAY, -1)} ${field}\n${DAY} ${runField('traffic-check', DAY)}`,
+    );
+    expect(await store.latestRuns('acme')).toEqual(latest);
+  });
+
   it('latestRuns: a broken record that could be chosen is unreadable state, naming its field; an older one broken elsewhere is left to listRuns', async () => {
     const { store } = freshStore();
     const key = store.keys.network('acme');
