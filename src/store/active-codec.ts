@@ -1,10 +1,16 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
-import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain-lists.js';
+import {
+  jsonNumber,
+  jsonString,
+  readDomains,
+  writeDomains,
+  type StoredFormat,
+} from './domain-lists.js';
 
 /**
- * The active pairs of one network as ONE string (one hash field), so that a run reads and
+ * The active pairs of one network as ONE blob (one hash field), so that a run reads and
  * writes its whole history in one command however many pairs there are (target P2, docs/performance.md), and each
  * pair costs only its own bytes (target P4).
  *
@@ -17,32 +23,16 @@ import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain
 const VERSION = 1;
 const STRIDE = 10;
 
-export function encodeActive(pairs: Iterable<ActivePair>): string {
+export function encodeActive(pairs: Iterable<ActivePair>): Buffer {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
-  const domains = new DomainLists(
+  return writeDomains(
+    VERSION,
     list,
     (p) => p.domainId,
-    STRIDE,
-    (first, flat): [number, string, Flat] => [first.domainId, first.domainUrl, flat],
+    (first) => `${jsonNumber(first.domainId)},${jsonString(first.domainUrl)}`,
+    (p) =>
+      `${jsonString(p.isp)},${dayNumber(p.firstSeen)},${dayNumber(p.lastSeen)},${dayNumber(p.lastNotified)},${p.notifiedSeverity === 'critical' ? 1 : 0},${jsonNumber(p.quietRuns)},${jsonNumber(p.baseline)},${jsonNumber(p.yesterday)},${jsonNumber(Math.round(p.dropPercent * 100) / 100)},${p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf)}`,
   );
-  for (let i = 0; i < list.length; i++) {
-    const p = list[i]!;
-    const domain = domains.of(p.domainId);
-    const flat = domain.flat;
-    let at = domain.filled;
-    flat[at++] = p.isp;
-    flat[at++] = dayNumber(p.firstSeen);
-    flat[at++] = dayNumber(p.lastSeen);
-    flat[at++] = dayNumber(p.lastNotified);
-    flat[at++] = p.notifiedSeverity === 'critical' ? 1 : 0;
-    flat[at++] = p.quietRuns;
-    flat[at++] = p.baseline;
-    flat[at++] = p.yesterday;
-    flat[at++] = Math.round(p.dropPercent * 100) / 100;
-    flat[at++] = p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf);
-    domain.filled = at;
-  }
-  return JSON.stringify({ v: VERSION, d: domains.entries() });
 }
 
 function corrupt(detail: string): ThmError {

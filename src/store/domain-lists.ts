@@ -1,75 +1,115 @@
 /**
  * The codecs' per-domain lists (active-codec.ts, runs-codec.ts), written and read back.
  *
- * Written: each list allocated at its final
- * size: the items are counted per domain first, then filled by index. Pushing grew a 50,000
- * pair history's lists through copies that were megabytes of garbage a run (target P6,
- * docs/performance.md). Domains keep the order of their first item, as pushing did.
+ * Written as JSON text straight into a Buffer, a domain's items in their order, domains in the
+ * order of their first item. Built as one string, the blob of a 10,000-pair history was a string
+ * of ~750 KB, and its per-domain value lists arrays of as much again: V8 puts each such object
+ * in memory mapped for it alone and unmapped when it dies, so every commit paid for its pages
+ * again, in faults (~12 us a page here), and ioredis flattened the string and the socket copied
+ * it once more (target P1, docs/performance.md). The Buffer's memory comes from malloc, which
+ * reuses it from one commit to the next. The text is what JSON.stringify would write for the
+ * same value (the codecs' tests compare them).
  *
  * Items come grouped by domain as a rule (today's list in the API's order, then the pairs of the
- * history that are not in it, stored by domain), so the maps are touched once per run of items
- * of one domain, not once per item: 20,000 Map operations were a third of encoding a 10,000-pair
- * history (target P1). Any order is still correct.
+ * history that are not in it, stored by domain), so the map is touched once per run of items of
+ * one domain, not once per item. Any order is still correct.
  */
+export function writeDomains<T>(
+  version: number,
+  items: readonly T[],
+  domainOf: (item: T) => number,
+  /** The domain's values before its list: its id, and its URL where the format has one. */
+  head: (first: T) => string,
+  /** One item's values, comma-separated JSON (`jsonString`, `jsonNumber`). */
+  values: (item: T) => string,
+): Buffer {
+  // Each domain's runs of consecutive items, as [start, end) pairs.
+  const runsOf = new Map<number, number[]>();
+  const order: number[] = [];
+  for (let i = 0; i < items.length;) {
+    const id = domainOf(items[i]!);
+    let end = i + 1;
+    while (end < items.length && domainOf(items[end]!) === id) end++;
+    const runs = runsOf.get(id);
+    if (runs === undefined) {
+      runsOf.set(id, [i, end]);
+      order.push(id);
+    } else runs.push(i, end);
+    i = end;
+  }
+  const out = new TextBuffer(64 + items.length * 64);
+  out.add(`{"v":${version},"d":[`);
+  for (let d = 0; d < order.length; d++) {
+    const runs = runsOf.get(order[d]!)!;
+    out.add(`${d === 0 ? '' : ','}[${head(items[runs[0]!]!)},[`);
+    let first = true;
+    for (let r = 0; r < runs.length; r += 2) {
+      for (let i = runs[r]!; i < runs[r + 1]!; i++) {
+        out.add(first ? values(items[i]!) : `,${values(items[i]!)}`);
+        first = false;
+      }
+    }
+    out.add(']]');
+  }
+  out.add(']}');
+  return out.bytes();
+}
+
+/** A string as JSON.stringify writes it. */
+export function jsonString(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
+/** Nothing JSON escapes: no quote, backslash, control character or surrogate. */
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** A number as JSON.stringify writes it (not finite: null). */
+export function jsonNumber(value: number): string | number {
+  return Number.isFinite(value) ? value : 'null';
+}
+
+/**
+ * UTF-8 text gathered in a string of up to CHUNK characters, then written into a Buffer that
+ * grows by doubling: small strings that die young, and one write per chunk.
+ */
+class TextBuffer {
+  private buffer: Buffer;
+  private length = 0;
+  private chunk = '';
+
+  constructor(estimate: number) {
+    this.buffer = Buffer.allocUnsafe(estimate);
+  }
+
+  add(text: string): void {
+    this.chunk += text;
+    if (this.chunk.length >= CHUNK) this.flush();
+  }
+
+  bytes(): Buffer {
+    this.flush();
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private flush(): void {
+    const chunk = this.chunk;
+    this.chunk = '';
+    // At most 3 bytes per UTF-16 unit.
+    if (this.length + chunk.length * 3 > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(
+        Math.max(this.buffer.length * 2, this.length + chunk.length * 3),
+      );
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    this.length += this.buffer.write(chunk, this.length, 'utf8');
+  }
+}
+
+const CHUNK = 16 * 1024;
+
 export type Flat = (string | number)[];
-
-export interface DomainList<E> {
-  /** What the codec stores for the domain; it holds `flat`. */
-  entry: E;
-  flat: Flat;
-  /** Values written so far. */
-  filled: number;
-}
-
-export class DomainLists<T, E> {
-  private readonly lists = new Map<number, DomainList<E>>();
-  private lastId: number | undefined;
-  private last: DomainList<E> | undefined;
-
-  constructor(
-    items: readonly T[],
-    domainOf: (item: T) => number,
-    stride: number,
-    entryOf: (first: T, flat: Flat) => E,
-  ) {
-    const counts = new Map<number, number>();
-    const firsts: T[] = [];
-    for (let i = 0; i < items.length;) {
-      const item = items[i]!;
-      const id = domainOf(item);
-      let end = i + 1;
-      while (end < items.length && domainOf(items[end]!) === id) end++;
-      const count = counts.get(id);
-      if (count === undefined) {
-        counts.set(id, end - i);
-        firsts.push(item);
-      } else counts.set(id, count + end - i);
-      i = end;
-    }
-    for (let i = 0; i < firsts.length; i++) {
-      const first = firsts[i]!;
-      const id = domainOf(first);
-      const flat: Flat = new Array<string | number>(counts.get(id)! * stride);
-      this.lists.set(id, { entry: entryOf(first, flat), flat, filled: 0 });
-    }
-  }
-
-  /** The list of one of the items' domains (the same as the item before's, as a rule: no lookup). */
-  of(domainId: number): DomainList<E> {
-    if (domainId !== this.lastId || this.last === undefined) {
-      this.last = this.lists.get(domainId)!;
-      this.lastId = domainId;
-    }
-    return this.last;
-  }
-
-  /** What the codec stores: each domain's entry, in the order of the domains' first items. */
-  entries(): E[] {
-    const entries: E[] = [];
-    this.lists.forEach((list) => entries.push(list.entry));
-    return entries;
-  }
-}
 
 /** A codec's stored format: {"v":version,"d":[[domainId,("domainUrl",)[...values]],...]}. */
 export interface StoredFormat {

@@ -18,7 +18,7 @@ export class LuaScript {
   async run(
     redis: RedisClient,
     keys: readonly string[],
-    args: readonly (string | number)[],
+    args: readonly (string | number | Buffer)[],
   ): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);

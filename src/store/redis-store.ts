@@ -252,7 +252,7 @@ export class RedisStore implements OutboxStore {
     }
     const rField = runField(run.kind, run.asOf);
     const sField = sentField(run.asOf);
-    const set: string[] = [];
+    const set: (string | Buffer)[] = [];
     if (effect.history) set.push(FIELD.active, encodeActive(effect.history.upsert));
     if (effect.history?.runs) set.push(FIELD.runs, encodeRuns(effect.history.runs));
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
@@ -271,7 +271,7 @@ export class RedisStore implements OutboxStore {
       ]),
       ...(effect.deliveries ?? []).flatMap((d) => [d.id, JSON.stringify(d), String(d.createdAt)]),
     ];
-    const args: (string | number)[] = [
+    const args: (string | number | Buffer)[] = [
       FIELD.rev,
       FIELD.index,
       rField,

@@ -1,10 +1,16 @@
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain-lists.js';
+import {
+  jsonNumber,
+  jsonString,
+  readDomains,
+  writeDomains,
+  type StoredFormat,
+} from './domain-lists.js';
 
 /**
- * The listed runs of one network (monitor/runs.ts) as ONE string, one hash field beside the
+ * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
  * active pairs, read and written in the same command as they are (target P2). Only pairs in
  * today's list with some evidence of a drop have one, so it stays small (target P4).
  *
@@ -14,29 +20,16 @@ import { DomainLists, readDomains, type Flat, type StoredFormat } from './domain
 const VERSION = 1;
 const STRIDE = 7;
 
-export function encodeRuns(runs: Iterable<WatchedRun>): string {
+export function encodeRuns(runs: Iterable<WatchedRun>): Buffer {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
-  const domains = new DomainLists(
+  return writeDomains(
+    VERSION,
     list,
     (r) => r.domainId,
-    STRIDE,
-    (first, flat): [number, Flat] => [first.domainId, flat],
+    (first) => `${jsonNumber(first.domainId)}`,
+    (r) =>
+      `${jsonString(r.isp)},${dayNumber(r.since)},${dayNumber(r.last)},${jsonNumber(r.days)},${jsonNumber(r.clicks)},${jsonNumber(r.d7)},${jsonNumber(r.d14)}`,
   );
-  for (let i = 0; i < list.length; i++) {
-    const r = list[i]!;
-    const domain = domains.of(r.domainId);
-    const flat = domain.flat;
-    let at = domain.filled;
-    flat[at++] = r.isp;
-    flat[at++] = dayNumber(r.since);
-    flat[at++] = dayNumber(r.last);
-    flat[at++] = r.days;
-    flat[at++] = r.clicks;
-    flat[at++] = r.d7;
-    flat[at++] = r.d14;
-    domain.filled = at;
-  }
-  return JSON.stringify({ v: VERSION, d: domains.entries() });
 }
 
 function corrupt(detail: string): ThmError {

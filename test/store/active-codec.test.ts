@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivePair } from '../../src/monitor/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
+import { dayNumber } from '../../src/dates.js';
+
+/** The blob as text, as Redis hands it back. */
+const encoded = (pairs: ActivePair[]): string => encodeActive(pairs).toString('utf8');
 
 function pair(over: Partial<ActivePair>): ActivePair {
   return {
@@ -33,16 +37,64 @@ describe('active pair codec', () => {
       }),
       pair({ isp: '', domainId: -3, domainUrl: '' }),
     ];
-    const decoded = decodeActive(encodeActive(pairs));
+    const decoded = decodeActive(encoded(pairs));
     // Grouped by domain, each domain's pairs in their order (here already so).
     expect(decoded).toEqual(pairs);
+  });
+
+  it('writes the bytes JSON.stringify writes for the same value, escapes and all', () => {
+    const odd = [
+      'a "q" \\ b',
+      'tab\there',
+      '\u0000\u001f',
+      'Ünïcödé 🚀',
+      'lone \ud800 high',
+      'lone \udfff low',
+      '',
+      '</script>',
+    ];
+    const pairs = odd.map((isp, i) =>
+      pair({
+        isp,
+        domainId: i % 3,
+        domainUrl: `https://d${i % 3}.example/"x"`,
+        dropPercent: i * 7.777,
+        baseline: i === 5 ? Number.NaN : 1000 + i,
+      }),
+    );
+    const p = (x: ActivePair) => [
+      x.isp,
+      dayNumber(x.firstSeen),
+      dayNumber(x.lastSeen),
+      dayNumber(x.lastNotified),
+      x.notifiedSeverity === 'critical' ? 1 : 0,
+      x.quietRuns,
+      x.baseline,
+      x.yesterday,
+      Math.round(x.dropPercent * 100) / 100,
+      x.quietAsOf === undefined ? 0 : dayNumber(x.quietAsOf),
+    ];
+    const byDomain = [0, 1, 2].map((d) => [
+      d,
+      `https://d${d}.example/"x"`,
+      pairs.filter((x) => x.domainId === d).flatMap(p),
+    ]);
+    expect(encoded(pairs)).toBe(JSON.stringify({ v: 1, d: byDomain }));
+    expect(encoded([])).toBe(JSON.stringify({ v: 1, d: [] }));
+    // Larger than one chunk of text, and than the buffer first allocated.
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      pair({ isp: `isp ${i} ${'é'.repeat(i % 40)}` }),
+    );
+    expect(encoded(many)).toBe(
+      JSON.stringify({ v: 1, d: [[1, 'https://d1.example', many.flatMap(p)]] }),
+    );
   });
 
   it('pairs of one domain apart from each other: grouped by domain, each in its order', () => {
     const d = (domainId: number, isp: string) =>
       pair({ domainId, isp, domainUrl: `https://d${domainId}.example` });
     const pairs = [d(1, 'a'), d(1, 'b'), d(2, 'c'), d(1, 'e'), d(3, 'f'), d(2, 'g'), d(1, 'h')];
-    const decoded = decodeActive(encodeActive(pairs));
+    const decoded = decodeActive(encoded(pairs));
     expect(decoded.map((p) => `${p.domainId}:${p.isp}`)).toEqual([
       '1:a',
       '1:b',
@@ -63,20 +115,20 @@ describe('active pair codec', () => {
         dropPercent: 100 / 3,
       }),
     );
-    const blob = encodeActive(pairs);
+    const blob = encoded(pairs);
     expect(blob.split('a-long-tracking-domain').length - 1).toBe(1);
     expect(decodeActive(blob)[0]).toMatchObject({ isp: 'isp0', dropPercent: 33.33 });
   });
 
   it('empty history', () => {
-    expect(decodeActive(encodeActive([]))).toEqual([]);
+    expect(decodeActive(encoded([]))).toEqual([]);
     expect(decodeActive(null)).toEqual([]);
     expect(activeDropPercents(null)).toEqual([]);
     expect(activeDropPercents('')).toEqual([]);
   });
 
   it("activeDropPercents: each stored pair's drop, in the stored order, as decodeActive has them", () => {
-    const blob = encodeActive([
+    const blob = encoded([
       pair({ domainId: 1, isp: 'a', dropPercent: 61.234 }),
       pair({ domainId: 2, isp: 'b', domainUrl: 'https://d2.example', dropPercent: 40 }),
       pair({ domainId: 1, isp: 'c', dropPercent: 99.5 }),
