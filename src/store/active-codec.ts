@@ -1,3 +1,4 @@
+import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
@@ -23,7 +24,8 @@ import {
 const VERSION = 1;
 const STRIDE = 10;
 
-export function encodeActive(pairs: Iterable<ActivePair>): Buffer {
+/** `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains). */
+export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Buffer {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
   return writeDomains(
     VERSION,
@@ -32,6 +34,8 @@ export function encodeActive(pairs: Iterable<ActivePair>): Buffer {
     (first) => `${jsonNumber(first.domainId)},${jsonString(first.domainUrl)}`,
     (p) =>
       `${jsonString(p.isp)},${dayNumber(p.firstSeen)},${dayNumber(p.lastSeen)},${dayNumber(p.lastNotified)},${p.notifiedSeverity === 'critical' ? 1 : 0},${jsonNumber(p.quietRuns)},${jsonNumber(p.baseline)},${jsonNumber(p.yesterday)},${jsonNumber(Math.round(p.dropPercent * 100) / 100)},${p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf)}`,
+    96,
+    pool,
   );
 }
 

@@ -1,3 +1,5 @@
+import type { BufferPool } from '../buffer-pool.js';
+
 /**
  * The codecs' per-domain lists (active-codec.ts, runs-codec.ts), written and read back.
  *
@@ -7,8 +9,9 @@
  * in memory mapped for it alone and unmapped when it dies, so every commit paid for its pages
  * again, in faults (~12 us a page here), and ioredis flattened the string and the socket copied
  * it once more (target P1, docs/performance.md). The Buffer's memory comes from malloc, which
- * reuses it from one commit to the next. The text is what JSON.stringify would write for the
- * same value (the codecs' tests compare them).
+ * reuses; the store's commit takes it from a pool of its own (src/buffer-pool.ts) and gives it
+ * back once the command is done, so its pages are faulted in once, not at every commit. The text
+ * is what JSON.stringify would write for the same value (the codecs' tests compare them).
  *
  * Items come grouped by domain as a rule (today's list in the API's order, then the pairs of the
  * history that are not in it, stored by domain), so the map is touched once per run of items of
@@ -22,6 +25,10 @@ export function writeDomains<T>(
   head: (first: T) => string,
   /** One item's values, comma-separated JSON (`jsonString`, `jsonNumber`). */
   values: (item: T) => string,
+  /** Bytes an item takes, about: the first buffer's size. */
+  perItem: number,
+  /** Where the buffer comes from: a pool (the caller gives it back), or a fresh allocation. */
+  pool?: BufferPool,
 ): Buffer {
   // Each domain's runs of consecutive items, as [start, end) pairs.
   const runsOf = new Map<number, number[]>();
@@ -37,7 +44,7 @@ export function writeDomains<T>(
     } else runs.push(i, end);
     i = end;
   }
-  const out = new TextBuffer(64 + items.length * 64);
+  const out = new TextBuffer(64 + items.length * perItem, pool);
   out.add(`{"v":${version},"d":[`);
   for (let d = 0; d < order.length; d++) {
     const runs = runsOf.get(order[d]!)!;
@@ -78,8 +85,11 @@ class TextBuffer {
   private length = 0;
   private chunk = '';
 
-  constructor(estimate: number) {
-    this.buffer = Buffer.allocUnsafe(estimate);
+  constructor(
+    estimate: number,
+    private readonly pool: BufferPool | undefined,
+  ) {
+    this.buffer = pool ? pool.lease(estimate) : Buffer.allocUnsafe(estimate);
   }
 
   add(text: string): void {

@@ -28,6 +28,7 @@ import type {
   OutboxNotification,
   OutboxStore,
 } from '../notify/types.js';
+import { BufferPool } from '../buffer-pool.js';
 import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
 import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
 import {
@@ -163,6 +164,13 @@ export interface LoadOptions {
 const DAY_MS = 86_400_000;
 
 /**
+ * The buffers the commit writes the history and listed-runs blobs into (store/domain-lists.ts):
+ * reused, so that a commit does not fault in fresh pages for them (target P1,
+ * docs/performance.md). Sizes in steps of 256 KB; dropped after 30 s unused.
+ */
+const BLOBS = new BufferPool(256 * 1024, 30_000);
+
+/**
  * The monitor's memory in Redis (layout: store/keys.ts). All per-network state lives in one
  * hash, so a traffic-check costs one HMGET to load and one EVALSHA to commit (8 commands in
  * all, counting those inside the script, however many pairs), and the active pairs are one
@@ -253,8 +261,13 @@ export class RedisStore implements OutboxStore {
     const rField = runField(run.kind, run.asOf);
     const sField = sentField(run.asOf);
     const set: (string | Buffer)[] = [];
-    if (effect.history) set.push(FIELD.active, encodeActive(effect.history.upsert));
-    if (effect.history?.runs) set.push(FIELD.runs, encodeRuns(effect.history.runs));
+    const leased: Buffer[] = [];
+    const blob = (bytes: Buffer) => {
+      leased.push(bytes);
+      return bytes;
+    };
+    if (effect.history) set.push(FIELD.active, blob(encodeActive(effect.history.upsert, BLOBS)));
+    if (effect.history?.runs) set.push(FIELD.runs, blob(encodeRuns(effect.history.runs, BLOBS)));
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
     if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
     if (effect.invoiceSnapshot) {
@@ -295,21 +308,28 @@ export class RedisStore implements OutboxStore {
       effect.invoiceSnapshot?.keep ?? 0,
     ];
     const networkKey = this.keys.network(networkId);
-    const reply = (await this.call('commit', () =>
-      writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
-        commitScript.run(
-          this.redis,
-          [
-            networkKey,
-            this.keys.outboxBody,
-            this.keys.outboxPending,
-            this.keys.invoices(networkId),
-            this.keys.networks,
-          ],
-          args,
+    let reply: [string, string];
+    try {
+      reply = (await this.call('commit', () =>
+        writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
+          commitScript.run(
+            this.redis,
+            [
+              networkKey,
+              this.keys.outboxBody,
+              this.keys.outboxPending,
+              this.keys.invoices(networkId),
+              this.keys.networks,
+            ],
+            args,
+          ),
         ),
-      ),
-    )) as [string, string];
+      )) as [string, string];
+    } finally {
+      // ioredis reads a Buffer argument when it writes the command, which may be after a
+      // reconnect; once the command has settled it no longer will.
+      for (const bytes of leased) BLOBS.release(bytes);
+    }
     const [status, detail] = reply;
     if (status === 'ok') return { committed: true, rev: Number(detail) };
     if (status === 'exists') {

@@ -1,3 +1,4 @@
+import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
@@ -20,7 +21,8 @@ import {
 const VERSION = 1;
 const STRIDE = 7;
 
-export function encodeRuns(runs: Iterable<WatchedRun>): Buffer {
+/** `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains). */
+export function encodeRuns(runs: Iterable<WatchedRun>, pool?: BufferPool): Buffer {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
   return writeDomains(
     VERSION,
@@ -29,6 +31,8 @@ export function encodeRuns(runs: Iterable<WatchedRun>): Buffer {
     (first) => `${jsonNumber(first.domainId)}`,
     (r) =>
       `${jsonString(r.isp)},${dayNumber(r.since)},${dayNumber(r.last)},${jsonNumber(r.days)},${jsonNumber(r.clicks)},${jsonNumber(r.d7)},${jsonNumber(r.d14)}`,
+    64,
+    pool,
   );
 }
 
