@@ -2,13 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
-import {
-  jsonNumber,
-  jsonString,
-  readDomains,
-  writeDomains,
-  type StoredFormat,
-} from './domain-lists.js';
+import { COMMA, readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE blob (one hash field), so that a run reads and
@@ -31,9 +25,32 @@ export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Bu
     VERSION,
     list,
     (p) => p.domainId,
-    (first) => `${jsonNumber(first.domainId)},${jsonString(first.domainUrl)}`,
-    (p) =>
-      `${jsonString(p.isp)},${dayNumber(p.firstSeen)},${dayNumber(p.lastSeen)},${dayNumber(p.lastNotified)},${p.notifiedSeverity === 'critical' ? 1 : 0},${jsonNumber(p.quietRuns)},${jsonNumber(p.baseline)},${jsonNumber(p.yesterday)},${jsonNumber(Math.round(p.dropPercent * 100) / 100)},${p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf)}`,
+    (first, out) => {
+      out.number(first.domainId);
+      out.byte(COMMA);
+      out.string(first.domainUrl);
+    },
+    (p, out) => {
+      out.string(p.isp);
+      out.byte(COMMA);
+      out.number(dayNumber(p.firstSeen));
+      out.byte(COMMA);
+      out.number(dayNumber(p.lastSeen));
+      out.byte(COMMA);
+      out.number(dayNumber(p.lastNotified));
+      out.byte(COMMA);
+      out.number(p.notifiedSeverity === 'critical' ? 1 : 0);
+      out.byte(COMMA);
+      out.number(p.quietRuns);
+      out.byte(COMMA);
+      out.number(p.baseline);
+      out.byte(COMMA);
+      out.number(p.yesterday);
+      out.byte(COMMA);
+      out.number(Math.round(p.dropPercent * 100) / 100);
+      out.byte(COMMA);
+      out.number(p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
+    },
     96,
     pool,
   );

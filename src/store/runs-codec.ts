@@ -2,13 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import {
-  jsonNumber,
-  jsonString,
-  readDomains,
-  writeDomains,
-  type StoredFormat,
-} from './domain-lists.js';
+import { COMMA, readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
@@ -28,9 +22,22 @@ export function encodeRuns(runs: Iterable<WatchedRun>, pool?: BufferPool): Buffe
     VERSION,
     list,
     (r) => r.domainId,
-    (first) => `${jsonNumber(first.domainId)}`,
-    (r) =>
-      `${jsonString(r.isp)},${dayNumber(r.since)},${dayNumber(r.last)},${jsonNumber(r.days)},${jsonNumber(r.clicks)},${jsonNumber(r.d7)},${jsonNumber(r.d14)}`,
+    (first, out) => out.number(first.domainId),
+    (r, out) => {
+      out.string(r.isp);
+      out.byte(COMMA);
+      out.number(dayNumber(r.since));
+      out.byte(COMMA);
+      out.number(dayNumber(r.last));
+      out.byte(COMMA);
+      out.number(r.days);
+      out.byte(COMMA);
+      out.number(r.clicks);
+      out.byte(COMMA);
+      out.number(r.d7);
+      out.byte(COMMA);
+      out.number(r.d14);
+    },
     64,
     pool,
   );

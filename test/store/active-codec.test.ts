@@ -23,6 +23,21 @@ function pair(over: Partial<ActivePair>): ActivePair {
   };
 }
 
+const NUMBERS = [
+  0,
+  -0,
+  7,
+  -5,
+  1234567,
+  1e15,
+  2 ** 53 + 2,
+  1e21,
+  0.1 + 0.2,
+  -1.5e-7,
+  Number.NaN,
+  Infinity,
+];
+
 describe('active pair codec', () => {
   it('round-trips every field, odd ISP strings included', () => {
     const pairs = [
@@ -59,7 +74,11 @@ describe('active pair codec', () => {
         domainId: i % 3,
         domainUrl: `https://d${i % 3}.example/"x"`,
         dropPercent: i * 7.777,
-        baseline: i === 5 ? Number.NaN : 1000 + i,
+        // Numbers JSON writes in every way: integers of each size and sign, -0, beyond the safe
+        // integers, with an exponent, fractions, and what it writes as null.
+        baseline: NUMBERS[i % NUMBERS.length]!,
+        yesterday: NUMBERS[(i + 3) % NUMBERS.length]!,
+        quietRuns: NUMBERS[(i + 4) % NUMBERS.length]!,
       }),
     );
     const p = (x: ActivePair) => [
