@@ -32,24 +32,15 @@ export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Bu
     },
     (p, out) => {
       out.string(p.isp);
-      out.byte(COMMA);
-      out.number(dayNumber(p.firstSeen));
-      out.byte(COMMA);
-      out.number(dayNumber(p.lastSeen));
-      out.byte(COMMA);
-      out.number(dayNumber(p.lastNotified));
-      out.byte(COMMA);
-      out.number(p.notifiedSeverity === 'critical' ? 1 : 0);
-      out.byte(COMMA);
-      out.number(p.quietRuns);
-      out.byte(COMMA);
-      out.number(p.baseline);
-      out.byte(COMMA);
-      out.number(p.yesterday);
-      out.byte(COMMA);
-      out.number(Math.round(p.dropPercent * 100) / 100);
-      out.byte(COMMA);
-      out.number(p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
+      out.next(dayNumber(p.firstSeen));
+      out.next(dayNumber(p.lastSeen));
+      out.next(dayNumber(p.lastNotified));
+      out.next(p.notifiedSeverity === 'critical' ? 1 : 0);
+      out.next(p.quietRuns);
+      out.next(p.baseline);
+      out.next(p.yesterday);
+      out.next(Math.round(p.dropPercent * 100) / 100);
+      out.next(p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
     },
     96,
     pool,

@@ -108,6 +108,12 @@ export class JsonWriter {
     this.at += this.buffer.write(text, this.at, 'latin1');
   }
 
+  /** A comma, then `value`: the next number of an item's values. */
+  next(value: number): void {
+    this.byte(COMMA);
+    this.number(value);
+  }
+
   number(value: number): void {
     if (!Number.isSafeInteger(value)) {
       this.ascii(Number.isFinite(value) ? String(value) : 'null');

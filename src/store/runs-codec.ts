@@ -2,7 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import { COMMA, readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
+import { readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
@@ -25,18 +25,12 @@ export function encodeRuns(runs: Iterable<WatchedRun>, pool?: BufferPool): Buffe
     (first, out) => out.number(first.domainId),
     (r, out) => {
       out.string(r.isp);
-      out.byte(COMMA);
-      out.number(dayNumber(r.since));
-      out.byte(COMMA);
-      out.number(dayNumber(r.last));
-      out.byte(COMMA);
-      out.number(r.days);
-      out.byte(COMMA);
-      out.number(r.clicks);
-      out.byte(COMMA);
-      out.number(r.d7);
-      out.byte(COMMA);
-      out.number(r.d14);
+      out.next(dayNumber(r.since));
+      out.next(dayNumber(r.last));
+      out.next(r.days);
+      out.next(r.clicks);
+      out.next(r.d7);
+      out.next(r.d14);
     },
     64,
     pool,
