@@ -70,8 +70,7 @@ export function isUtc(timeZone: string): boolean {
  * time-zone data, ~15 ms of a `thm status` (target P7, docs/performance.md).
  */
 export function localDate(epochMs: number, timeZone: string): IsoDate {
-  if (timeZone === 'UTC' || timeZone === 'Etc/UTC')
-    return new Date(epochMs).toISOString().slice(0, 10);
+  if (isUtc(timeZone)) return new Date(epochMs).toISOString().slice(0, 10);
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     // en-CA formats as YYYY-MM-DD.

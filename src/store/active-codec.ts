@@ -22,7 +22,7 @@ const STRIDE = 10;
 export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Buffer {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
   return writeDomains(
-    VERSION,
+    FORMAT,
     list,
     (p) => p.domainId,
     (first, out) => {

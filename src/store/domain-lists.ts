@@ -18,7 +18,8 @@ import type { BufferPool } from '../buffer-pool.js';
  * one domain, not once per item. Any order is still correct.
  */
 export function writeDomains<T>(
-  version: number,
+  /** The codec's format: its version is written. */
+  format: Pick<StoredFormat, 'version'>,
   items: readonly T[],
   domainOf: (item: T) => number,
   /** Writes the domain's values before its list: its id, and its URL where the format has one. */
@@ -46,7 +47,7 @@ export function writeDomains<T>(
   }
   const out = new JsonWriter(64 + items.length * perItem, pool);
   out.ascii('{"v":');
-  out.number(version);
+  out.number(format.version);
   out.ascii(',"d":[');
   for (let d = 0; d < order.length; d++) {
     const runs = runsOf.get(order[d]!)!;

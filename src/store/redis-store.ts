@@ -385,18 +385,11 @@ export class RedisStore implements OutboxStore {
     networkId: string,
     options: { days?: number; limit?: number; now?: number } = {},
   ): Promise<RunRecord[]> {
-    const key = this.keys.network(networkId);
     const fields = await this.runFields(networkId, 'listRuns');
-    if (fields.length === 0) return [];
-    const raws = await this.networkCall(networkId, 'listRuns', () =>
-      this.redis.hmget(key, ...fields),
-    );
     const since =
       options.days === undefined ? -Infinity : (options.now ?? Date.now()) - options.days * DAY_MS;
-    const runs = raws
-      .map((raw, i) => ({ raw, field: fields[i]! }))
-      .filter((r): r is { raw: string; field: string } => r.raw !== null)
-      .map(({ raw, field }) =>
+    const runs = (await this.runRecordsRaw(networkId, fields, 'listRuns'))
+      .map(([field, raw]) =>
         this.readField(networkId, field, () => parseStored(runRecordSchema, raw, 'run record')),
       )
       .filter((run) => run.finishedAt >= since)
@@ -483,9 +476,10 @@ export class RedisStore implements OutboxStore {
   private async runRecordsRaw(
     networkId: string,
     fields: readonly string[],
+    operation = 'latestRuns',
   ): Promise<Array<[string, string]>> {
     if (fields.length === 0) return [];
-    const raws = await this.networkCall(networkId, 'latestRuns', () =>
+    const raws = await this.networkCall(networkId, operation, () =>
       this.redis.hmget(this.keys.network(networkId), ...fields),
     );
     const found: Array<[string, string]> = [];

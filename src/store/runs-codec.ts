@@ -19,7 +19,7 @@ const STRIDE = 7;
 export function encodeRuns(runs: Iterable<WatchedRun>, pool?: BufferPool): Buffer {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
   return writeDomains(
-    VERSION,
+    FORMAT,
     list,
     (r) => r.domainId,
     (first, out) => out.number(first.domainId),

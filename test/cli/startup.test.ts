@@ -97,9 +97,9 @@ describe('CLI start-up: what a command loads', () => {
       });
       process.on('exit', () => process.stderr.write('INTL ' + made + '\\n'));`,
     );
-    const made = (args: string[]) => {
+    const made = (args: string[], file = config) => {
       const r = spawnSync(process.execPath, ['--require', counter, BIN, ...args], {
-        env: { PATH: process.env.PATH, THM_CONFIG: config, ACME_KEY: 'k' },
+        env: { PATH: process.env.PATH, THM_CONFIG: file, ACME_KEY: 'k' },
         encoding: 'utf8',
         timeout: 60_000,
       });
@@ -108,16 +108,12 @@ describe('CLI start-up: what a command loads', () => {
     expect(made(['config', 'check'])).toBe(0);
     expect(made(['status'])).toBe(0);
     // The counter counts: a network in another zone needs one.
+    const berlin = path.join(dir, 'berlin.json');
     writeFileSync(
-      path.join(dir, 'berlin.json'),
+      berlin,
       readFileSync(config, 'utf8').replace('"id":"acme"', '"id":"acme","timezone":"Europe/Berlin"'),
     );
-    const r = spawnSync(process.execPath, ['--require', counter, BIN, 'config', 'check'], {
-      env: { PATH: process.env.PATH, THM_CONFIG: path.join(dir, 'berlin.json'), ACME_KEY: 'k' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(Number(/^INTL (\d+)$/m.exec(r.stderr)?.[1])).toBeGreaterThan(0);
+    expect(made(['config', 'check'], berlin)).toBeGreaterThan(0);
   });
 
   it("thm run requires BullMQ and ioredis from the CLI's own bundles of them, not node_modules", () => {
