@@ -54,6 +54,8 @@ export async function runTrafficCheck(rt: Runtime, request: CheckRequest): Promi
         entries,
         startedAt,
         now,
+        // commitWithRetries loads the state afresh for every decision (`first` is used once).
+        stateOwned: true,
       }),
     { first: state },
   );

@@ -48,12 +48,12 @@ export interface ClassifyInput {
   asOf: IsoDate;
   /** Today's validated entries (a successful, complete 200 response; [] = nothing declines). */
   entries: readonly IspTrend[];
-  /** The history before the run, each pair once (a repeat is ignored). Not modified. */
+  /** The history before the run, each pair once (a repeat is ignored). Not modified (but see `inPlace`). */
   active: readonly ActivePair[];
   settings: LifecycleSettings;
   /** The network's silences unexpired at run time (the caller owns the clock). */
   silences: readonly Silence[];
-  /** The listed runs before this run, each pair's once (monitor/runs.ts). Not modified. */
+  /** The listed runs before this run, each pair's once (monitor/runs.ts). Not modified (but see `inPlace`). */
   runs?: readonly WatchedRun[];
   /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
   rule?: SignificanceRule;
@@ -64,6 +64,13 @@ export interface ClassifyInput {
    * (targets P1 and P6, docs/performance.md). Counts, changes and domains are the same either way.
    */
   listOngoing?: boolean;
+  /**
+   * Whether the pairs of `active` and `runs` may be updated in place and handed back in
+   * `changes` (default: false, they are not modified). A run's history is decoded for it alone,
+   * and a new object for each of 50,000 ongoing pairs and their listed runs was ~12 MiB of
+   * garbage a run (target P6, docs/performance.md).
+   */
+  inPlace?: boolean;
 }
 
 export function isEmailedClass(
@@ -102,6 +109,7 @@ function stepAlertable(
   silenced: boolean,
   asOf: IsoDate,
   settings: LifecycleSettings,
+  inPlace: boolean,
 ): Step {
   out.quietRuns = 0;
   if (prev === undefined) {
@@ -122,23 +130,21 @@ function stepAlertable(
       dropPercent: today.dropPercent,
     });
   }
-  const next: ActivePair = {
-    domainId,
-    isp,
-    domainUrl,
-    firstSeen: prev.firstSeen,
-    lastSeen: asOf,
-    lastNotified: prev.lastNotified,
-    notifiedSeverity: prev.notifiedSeverity,
-    quietRuns: 0,
-    baseline: today.baseline,
-    yesterday: today.yesterday,
-    dropPercent: today.dropPercent,
-  };
+  // Read before `next` is written: with inPlace it is `prev` itself.
+  const wasWarning = prev.notifiedSeverity === 'warning';
+  const lastNotified = prev.lastNotified;
+  const next: ActivePair = inPlace ? prev : { ...prev };
+  next.domainUrl = domainUrl;
+  next.lastSeen = asOf;
+  next.quietRuns = 0;
+  next.baseline = today.baseline;
+  next.yesterday = today.yesterday;
+  next.dropPercent = today.dropPercent;
+  next.quietAsOf = undefined;
   if (silenced) return setStep(out, 'silenced', next);
   if (
     today.severity === 'critical' &&
-    prev.notifiedSeverity === 'warning' &&
+    wasWarning &&
     isClearlyCritical({ yesterday: today.yesterday, d7: today.baseline, d14: today.d14 }, settings)
   ) {
     next.lastNotified = asOf;
@@ -146,7 +152,7 @@ function stepAlertable(
     return setStep(out, 'worse', next);
   }
   const renotify = settings.renotifyAfterDays;
-  if (renotify > 0 && daysBetween(prev.lastNotified, asOf) >= renotify) {
+  if (renotify > 0 && daysBetween(lastNotified, asOf) >= renotify) {
     next.lastNotified = asOf;
     next.notifiedSeverity = today.severity;
     return setStep(out, 'reminder', next);
@@ -176,6 +182,7 @@ function stepQuiet(
   silenced: boolean,
   asOf: IsoDate,
   settings: LifecycleSettings,
+  inPlace: boolean,
 ): Step {
   // Quiet runs count as-of dates: a forced re-run of the same date is not a second quiet run.
   const quietRuns = prev.quietAsOf === asOf ? prev.quietRuns : prev.quietRuns + 1;
@@ -183,7 +190,10 @@ function stepQuiet(
   if (quietRuns >= settings.clearAfterRuns) {
     return setStep(out, silenced ? 'silenced' : 'cleared', undefined);
   }
-  return setStep(out, silenced ? 'silenced' : 'ongoing', { ...prev, quietRuns, quietAsOf: asOf });
+  const next: ActivePair = inPlace ? prev : { ...prev };
+  next.quietRuns = quietRuns;
+  next.quietAsOf = asOf;
+  return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
 /**
@@ -218,6 +228,7 @@ class PairIndex {
 export function classifyPairs(input: ClassifyInput): Classification {
   const { asOf, entries, settings } = input;
   const listOngoing = input.listOngoing ?? true;
+  const inPlace = input.inPlace ?? false;
   const matchSilence = silenceMatcher(input.silences);
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
@@ -315,7 +326,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     clicks.yesterday = today.yesterday;
     clicks.d7 = today.baseline;
     clicks.d14 = today.d14;
-    const run = extendRun(slot.run, domainId, isp, asOf, clicks, today.significance);
+    const run = extendRun(slot.run, domainId, isp, asOf, clicks, today.significance, inPlace);
     if (run !== undefined) runs.push(run);
     if (prev !== undefined) today.alertable = today.sustained;
     const steady = !today.alertable && isSteadyDecline(run, today, settings);
@@ -338,12 +349,13 @@ export function classifyPairs(input: ClassifyInput): Classification {
         silenced,
         asOf,
         settings,
+        inPlace,
       );
     } else {
       const active = prev as ActivePair;
       step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
         ? stepHeld(stepped, active, silenced)
-        : stepQuiet(stepped, active, silenced, asOf, settings);
+        : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
     }
     const listed = record(
       prev,
@@ -391,7 +403,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const silenced = silence !== undefined;
     const step = holdsUnlisted(slot.run, asOf, prev.dropPercent, day30Share, settings)
       ? stepHeld(stepped, prev, silenced)
-      : stepQuiet(stepped, prev, silenced, asOf, settings);
+      : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
     if (step.next !== undefined && slot.run !== undefined && keepsRunUnlisted(slot.run, asOf)) {
       runs.push(slot.run);
     }

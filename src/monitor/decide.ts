@@ -94,6 +94,12 @@ export interface TrafficRunInput extends RunBase {
   hasPremium: boolean;
   /** Today's ISP trends; absent without premium (isptrends is not called then). */
   entries?: readonly IspTrend[];
+  /**
+   * The state was loaded for this decision alone and nothing reads it after: classification may
+   * update its history in place (`ClassifyInput.inPlace`). A run passes true; a caller that
+   * decides twice from one state must not.
+   */
+  stateOwned?: boolean;
 }
 
 /**
@@ -137,6 +143,7 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
         settings: input.settings,
         silences: state.silences,
         listOngoing: false,
+        inPlace: input.stateOwned === true,
       }),
       state.sentEvents,
     );

@@ -49,20 +49,19 @@ export function extendRun(
   asOf: IsoDate,
   today: ClickCounts,
   significance: number,
+  /** Whether `prev` may be updated and returned (ClassifyInput.inPlace, monitor/classify.ts). */
+  inPlace = false,
 ): WatchedRun | undefined {
   if (prev !== undefined && prev.last === asOf) return prev;
   if (significance < RUN_MIN_DAY_SIGNIFICANCE) return undefined;
   if (prev !== undefined && daysBetween(prev.last, asOf) === 1) {
-    return {
-      domainId,
-      isp,
-      since: prev.since,
-      last: asOf,
-      days: prev.days + 1,
-      clicks: prev.clicks + today.yesterday,
-      d7: prev.d7 + today.d7,
-      d14: prev.d14 + today.d14,
-    };
+    const run: WatchedRun = inPlace ? prev : { ...prev };
+    run.last = asOf;
+    run.days = prev.days + 1;
+    run.clicks = prev.clicks + today.yesterday;
+    run.d7 = prev.d7 + today.d7;
+    run.d14 = prev.d14 + today.d14;
+    return run;
   }
   return {
     domainId,

@@ -39,7 +39,8 @@ export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Bu
       out.next(p.quietRuns);
       out.next(p.baseline);
       out.next(p.yesterday);
-      out.next(Math.round(p.dropPercent * 100) / 100);
+      out.byte(COMMA);
+      out.cents(Math.round(p.dropPercent * 100));
       out.next(p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
     },
     96,
@@ -63,30 +64,34 @@ const FORMAT: StoredFormat = {
  * The stored pairs in their stored order, as a list: keyed by nothing, because the one reader
  * that looks pairs up (classification) indexes them by domain id and ISP itself, and a Map by
  * pairKey cost 10,000 concatenated keys hashed once for nothing (target P1, docs/performance.md).
- * Each pair is stored once: `encodeActive` writes the history of one classification.
+ * Each pair is stored once: `encodeActive` writes the history of one classification. The blob
+ * as Redis returns it (a Buffer) is read without making its text (store/domain-lists.ts).
  */
-export function decodeActive(blob: string | null | undefined): ActivePair[] {
-  const active: ActivePair[] = [];
-  for (const { id: domainId, url: domainUrl, flat } of readDomains(blob, FORMAT)) {
-    for (let i = 0; i < flat.length; i += STRIDE) {
-      const quietDay = flat[i + 9] as number;
+export function decodeActive(blob: string | Buffer | null | undefined): ActivePair[] {
+  let active: ActivePair[] = [];
+  readDomains(blob, FORMAT, {
+    begin: () => {
+      active = [];
+    },
+    item: (domainId, domainUrl, values, i) => {
+      const quietDay = values[i + 9] as number;
       active.push({
         domainId,
-        isp: flat[i] as string,
+        isp: values[i] as string,
         domainUrl,
-        firstSeen: isoDateOfDay(flat[i + 1] as number),
-        lastSeen: isoDateOfDay(flat[i + 2] as number),
-        lastNotified: isoDateOfDay(flat[i + 3] as number),
-        notifiedSeverity: flat[i + 4] === 1 ? 'critical' : 'warning',
-        quietRuns: flat[i + 5] as number,
-        baseline: flat[i + 6] as number,
-        yesterday: flat[i + 7] as number,
-        dropPercent: flat[i + 8] as number,
+        firstSeen: isoDateOfDay(values[i + 1] as number),
+        lastSeen: isoDateOfDay(values[i + 2] as number),
+        lastNotified: isoDateOfDay(values[i + 3] as number),
+        notifiedSeverity: values[i + 4] === 1 ? 'critical' : 'warning',
+        quietRuns: values[i + 5] as number,
+        baseline: values[i + 6] as number,
+        yesterday: values[i + 7] as number,
+        dropPercent: values[i + 8] as number,
         // Always present (undefined: none), so that every decoded pair has one shape.
         quietAsOf: quietDay === 0 ? undefined : isoDateOfDay(quietDay),
       });
-    }
-  }
+    },
+  });
   return active;
 }
 
@@ -94,10 +99,15 @@ export function decodeActive(blob: string | null | undefined): ActivePair[] {
  * Each stored pair's last drop, checked as `decodeActive` checks it but with no object a pair:
  * what `thm status` and the metrics count by severity (target P7, docs/performance.md).
  */
-export function activeDropPercents(blob: string | null | undefined): number[] {
-  const drops: number[] = [];
-  for (const { flat } of readDomains(blob, FORMAT)) {
-    for (let i = 8; i < flat.length; i += STRIDE) drops.push(flat[i] as number);
-  }
+export function activeDropPercents(blob: string | Buffer | null | undefined): number[] {
+  let drops: number[] = [];
+  readDomains(blob, FORMAT, {
+    begin: () => {
+      drops = [];
+    },
+    item: (_domainId, _url, values, i) => {
+      drops.push(values[i + 8] as number);
+    },
+  });
   return drops;
 }

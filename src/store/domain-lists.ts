@@ -1,4 +1,7 @@
 import type { BufferPool } from '../buffer-pool.js';
+import { CLOSE, COMMA, JsonWriter, MINUS, OPEN, POINT, QUOTE, ZERO } from '../json-writer.js';
+
+export { COMMA };
 
 /**
  * The codecs' per-domain lists (active-codec.ts, runs-codec.ts), written and read back.
@@ -71,101 +74,6 @@ export function writeDomains<T>(
   return out.bytes();
 }
 
-/** A comma, for the codecs to write between values. */
-export const COMMA = 0x2c;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
-const QUOTE = 0x22;
-const ZERO = 0x30;
-
-/** Nothing JSON escapes: no quote, backslash, control character or surrogate. */
-// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/**
- * JSON values written as UTF-8 into a Buffer that grows by doubling, each as JSON.stringify
- * writes it, with no string made for a value but a non-integer number's or an escaped string's:
- * the 50,000 values of a 10,000-pair history were 500,000 small strings of garbage (target P6).
- */
-export class JsonWriter {
-  private buffer: Buffer;
-  private at = 0;
-
-  constructor(
-    estimate: number,
-    private readonly pool: BufferPool | undefined,
-  ) {
-    this.buffer = pool ? pool.lease(estimate) : Buffer.allocUnsafe(estimate);
-  }
-
-  byte(value: number): void {
-    if (this.at === this.buffer.length) this.room(1);
-    this.buffer[this.at++] = value;
-  }
-
-  /** Text known to be ASCII and to need no escape (punctuation, a number's digits). */
-  ascii(text: string): void {
-    this.room(text.length);
-    this.at += this.buffer.write(text, this.at, 'latin1');
-  }
-
-  /** A comma, then `value`: the next number of an item's values. */
-  next(value: number): void {
-    this.byte(COMMA);
-    this.number(value);
-  }
-
-  number(value: number): void {
-    if (!Number.isSafeInteger(value)) {
-      this.ascii(Number.isFinite(value) ? String(value) : 'null');
-      return;
-    }
-    this.room(17);
-    const buffer = this.buffer;
-    // -0 is written 0, as JSON.stringify writes it.
-    if (value < 0) {
-      buffer[this.at++] = 0x2d;
-      value = -value;
-    }
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    let at = (this.at += digits);
-    do {
-      const next = Math.floor(value / 10);
-      buffer[--at] = ZERO + value - next * 10;
-      value = next;
-    } while (value > 0);
-  }
-
-  string(value: string): void {
-    if (!PLAIN.test(value)) {
-      // Escaped: ASCII but for the characters JSON keeps as they are.
-      const json = JSON.stringify(value);
-      this.room(json.length * 3);
-      this.at += this.buffer.write(json, this.at, 'utf8');
-      return;
-    }
-    this.room(value.length * 3 + 2);
-    this.buffer[this.at++] = QUOTE;
-    this.at += this.buffer.write(value, this.at, 'utf8');
-    this.buffer[this.at++] = QUOTE;
-  }
-
-  bytes(): Buffer {
-    return this.buffer.subarray(0, this.at);
-  }
-
-  /** Makes room for `bytes` more. */
-  private room(bytes: number): void {
-    if (this.at + bytes <= this.buffer.length) return;
-    const size = Math.max(this.buffer.length * 2, this.at + bytes);
-    const grown = this.pool ? this.pool.lease(size) : Buffer.allocUnsafe(size);
-    this.buffer.copy(grown, 0, 0, this.at);
-    this.pool?.release(this.buffer);
-    this.buffer = grown;
-  }
-}
-
 export type Flat = (string | number)[];
 
 /** A codec's stored format: {"v":version,"d":[[domainId,("domainUrl",)[...values]],...]}. */
@@ -180,21 +88,56 @@ export interface StoredFormat {
   corrupt: (detail: string) => Error;
 }
 
-export interface StoredDomain {
+/**
+ * What reads a codec's items: `item` once per item, with its domain and its values at
+ * `values[at]` .. `values[at + stride - 1]` (an array it must not keep). `begin` comes first, and
+ * again if the blob has to be read a second time (see `readDomains`): what was gathered before it
+ * is dropped.
+ */
+export interface ItemSink {
+  begin(): void;
+  item(domainId: number, url: string, values: Flat, at: number): void;
+}
+
+/**
+ * A codec's blob read and checked whole (every domain's shape, every item's values): a reader
+ * that only counts (`thm status`) still tells a damaged blob as a run would, and one that
+ * decodes need not check again. Empty (null, '', no bytes) is no domains.
+ *
+ * The bytes as the store reads them are read directly (`readWritten`) when they are as
+ * `writeDomains` writes them, with no array made for a domain's values and no string for the
+ * blob: JSON.parse's arrays and the text were ~11 MiB of garbage for a 50,000-pair history
+ * (target P6, docs/performance.md). Anything else (an escaped string, an exponent, a blob
+ * written otherwise or damaged) is read again by JSON.parse, which has the last word on what
+ * is JSON and says what is wrong.
+ */
+export function readDomains(
+  blob: string | Buffer | null | undefined,
+  format: StoredFormat,
+  sink: ItemSink,
+): void {
+  sink.begin();
+  if (blob === null || blob === undefined || blob.length === 0) return;
+  if (typeof blob !== 'string') {
+    if (readWritten(blob, format, sink)) return;
+    sink.begin();
+    blob = blob.toString('utf8');
+  }
+  for (const { id, url, flat } of parseDomains(blob, format)) {
+    for (let i = 0; i < flat.length; i += format.stride) sink.item(id, url, flat, i);
+  }
+}
+
+interface StoredDomain {
   id: number;
   /** '' when the format stores none. */
   url: string;
   flat: Flat;
 }
 
-/**
- * A codec's blob parsed and checked whole (every domain's shape, every item's values): a
- * reader that only counts (`thm status`) still tells a damaged blob as a run would, and one
- * that decodes need not check again. Empty (null, '') is no domains.
- */
-export function readDomains(blob: string | null | undefined, format: StoredFormat): StoredDomain[] {
+/** The blob by JSON.parse, checked whole before any item is handed on. */
+function parseDomains(blob: string, format: StoredFormat): StoredDomain[] {
   const domains: StoredDomain[] = [];
-  if (blob === null || blob === undefined || blob === '') return domains;
   const { corrupt, stride } = format;
   let parsed: unknown;
   try {
@@ -231,4 +174,135 @@ export function readDomains(blob: string | null | undefined, format: StoredForma
     domains.push({ id, url, flat: flat as Flat });
   }
   return domains;
+}
+
+const BACKSLASH = 0x5c;
+const NINE = 0x39;
+const E_LOWER = 0x65;
+const E_UPPER = 0x45;
+/** Powers of ten that are exact doubles: a mantissa of at most 15 digits over one is exact. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
+const MAX_DIGITS = 15;
+
+/**
+ * The blob read as `writeDomains` writes it, byte by byte, each item handed to `sink` as it is
+ * read. Returns false at the first byte it does not expect (the caller reads the blob again
+ * with JSON.parse): whitespace, an escape in a string, a number with an exponent or more than 15
+ * digits, a version not the format's, anything malformed. What it accepts is JSON, and reads
+ * as JSON.parse reads it: a number of at most 15 digits over an exact power of ten is the
+ * correctly rounded double (both are exact doubles, and IEEE division rounds correctly).
+ */
+function readWritten(bytes: Buffer, format: StoredFormat, sink: ItemSink): boolean {
+  const cursor = new Cursor(bytes);
+  if (!cursor.ascii('{"v":') || cursor.number() !== format.version) return false;
+  if (!cursor.ascii(',"d":[')) return false;
+  const values: Flat = Array.from({ length: format.stride }, () => 0);
+  if (!cursor.byte(CLOSE)) {
+    do {
+      if (!cursor.byte(OPEN)) return false;
+      const id = cursor.number();
+      if (Number.isNaN(id) || !cursor.byte(COMMA)) return false;
+      let url = '';
+      if (format.withUrl) {
+        const text = cursor.string();
+        if (text === undefined || !cursor.byte(COMMA)) return false;
+        url = text;
+      }
+      if (!cursor.byte(OPEN)) return false;
+      if (!cursor.byte(CLOSE)) {
+        do {
+          const isp = cursor.string();
+          if (isp === undefined) return false;
+          values[0] = isp;
+          for (let j = 1; j < format.stride; j++) {
+            if (!cursor.byte(COMMA)) return false;
+            const value = cursor.number();
+            if (Number.isNaN(value)) return false;
+            values[j] = value;
+          }
+          sink.item(id, url, values, 0);
+        } while (cursor.byte(COMMA));
+        if (!cursor.byte(CLOSE)) return false;
+      }
+      if (!cursor.byte(CLOSE)) return false;
+    } while (cursor.byte(COMMA));
+    if (!cursor.byte(CLOSE)) return false;
+  }
+  return cursor.byte(0x7d) && cursor.atEnd();
+}
+
+/** A position in the bytes of a blob; each read moves past what it read, or fails in place. */
+class Cursor {
+  private at = 0;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  atEnd(): boolean {
+    return this.at === this.bytes.length;
+  }
+
+  /** Whether the next byte is `value` (and moves past it). */
+  byte(value: number): boolean {
+    if (this.bytes[this.at] !== value) return false;
+    this.at++;
+    return true;
+  }
+
+  /** Whether the next bytes are `text` (ASCII). */
+  ascii(text: string): boolean {
+    for (let i = 0; i < text.length; i++) {
+      if (this.bytes[this.at + i] !== text.charCodeAt(i)) return false;
+    }
+    this.at += text.length;
+    return true;
+  }
+
+  /** A string with no escape in it; undefined if there is none here, or one with an escape. */
+  string(): string | undefined {
+    const bytes = this.bytes;
+    if (bytes[this.at] !== QUOTE) return undefined;
+    const start = this.at + 1;
+    let ascii = true;
+    let at = start;
+    for (; at < bytes.length; at++) {
+      const c = bytes[at]!;
+      if (c === QUOTE) break;
+      // An escape, or a control character JSON does not allow raw.
+      if (c === BACKSLASH || c < 0x20) return undefined;
+      if (c >= 0x80) ascii = false;
+    }
+    if (at === bytes.length) return undefined;
+    this.at = at + 1;
+    return bytes.toString(ascii ? 'latin1' : 'utf8', start, at);
+  }
+
+  /** A number of at most 15 digits and no exponent; NaN if there is none such here. */
+  number(): number {
+    const bytes = this.bytes;
+    let at = this.at;
+    const negative = bytes[at] === MINUS;
+    if (negative) at++;
+    const first = at;
+    let mantissa = 0;
+    for (let c = bytes[at]; c !== undefined && c >= ZERO && c <= NINE; c = bytes[++at]) {
+      mantissa = mantissa * 10 + (c - ZERO);
+    }
+    let digits = at - first;
+    // None, or a leading zero (not JSON).
+    if (digits === 0 || (digits > 1 && bytes[first] === ZERO)) return NaN;
+    let scale = 0;
+    if (bytes[at] === POINT) {
+      const point = ++at;
+      for (let c = bytes[at]; c !== undefined && c >= ZERO && c <= NINE; c = bytes[++at]) {
+        mantissa = mantissa * 10 + (c - ZERO);
+      }
+      scale = at - point;
+      if (scale === 0) return NaN;
+      digits += scale;
+    }
+    if (digits > MAX_DIGITS || bytes[at] === E_LOWER || bytes[at] === E_UPPER) return NaN;
+    this.at = at;
+    const value = scale === 0 ? mantissa : mantissa / POWERS_OF_TEN[scale]!;
+    return negative ? -value : value;
+  }
 }

@@ -29,6 +29,7 @@ import type {
   OutboxStore,
 } from '../notify/types.js';
 import { BufferPool } from '../buffer-pool.js';
+import { JsonWriter, NEWLINE } from '../json-writer.js';
 import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
 import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
 import {
@@ -202,14 +203,15 @@ export class RedisStore implements OutboxStore {
   private async readState<A, R>(
     networkId: string,
     options: LoadOptions,
-    decodeActivePairs: (blob: string | null | undefined) => A,
-    decodeListedRuns: (blob: string | null | undefined) => R,
+    decodeActivePairs: (blob: Buffer | null) => A,
+    decodeListedRuns: (blob: Buffer | null) => R,
   ): Promise<Omit<NetworkState, 'active' | 'runs'> & { active: A; runs: R }> {
     checkDate(options.asOf);
     const runKey = runField(options.kind, options.asOf);
+    // As bytes: the two blobs are read from them (store/domain-lists.ts); the rest is text.
     const [rev, active, silences, premium, problem, run, sent, invoice, runs] =
       await this.networkCall(networkId, 'load', () =>
-        this.redis.hmget(
+        this.redis.hmgetBuffer(
           this.keys.network(networkId),
           FIELD.rev,
           FIELD.active,
@@ -224,26 +226,26 @@ export class RedisStore implements OutboxStore {
       );
     const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
     const state: Omit<NetworkState, 'active' | 'runs'> & { active: A; runs: R } = {
-      rev: read(FIELD.rev, () => parseRev(rev)),
-      active: read(FIELD.active, () => decodeActivePairs(active)),
-      runs: read(FIELD.runs, () => decodeListedRuns(runs)),
-      silences: read(FIELD.silences, () => parseSilences(silences)).filter((s) =>
+      rev: read(FIELD.rev, () => parseRev(text(rev))),
+      active: read(FIELD.active, () => decodeActivePairs(active ?? null)),
+      runs: read(FIELD.runs, () => decodeListedRuns(runs ?? null)),
+      silences: read(FIELD.silences, () => parseSilences(text(silences))).filter((s) =>
         isSilenceActive(s, options.now),
       ),
-      sentEvents: new Set(read(sentField(options.asOf), () => parseLines(sent))),
+      sentEvents: new Set(read(sentField(options.asOf), () => parseLines(text(sent)))),
     };
     const premiumState = read(FIELD.premium, () =>
-      parseOptional(premiumStateSchema, premium, 'premium state'),
+      parseOptional(premiumStateSchema, text(premium), 'premium state'),
     );
     if (premiumState) state.premium = premiumState;
     const episode = read(FIELD.problem, () =>
-      parseOptional(problemEpisodeSchema, problem, 'problem episode'),
+      parseOptional(problemEpisodeSchema, text(problem), 'problem episode'),
     );
     if (episode) state.problem = episode;
-    const record = read(runKey, () => parseOptional(runRecordSchema, run, 'run record'));
+    const record = read(runKey, () => parseOptional(runRecordSchema, text(run), 'run record'));
     if (record) state.run = record;
     const snapshot = read(FIELD.invoice, () =>
-      parseOptional(invoiceSnapshotSchema, invoice, 'invoice snapshot'),
+      parseOptional(invoiceSnapshotSchema, text(invoice), 'invoice snapshot'),
     );
     if (snapshot) state.latestInvoice = snapshot;
     return state;
@@ -274,7 +276,7 @@ export class RedisStore implements OutboxStore {
       set.push(FIELD.invoice, JSON.stringify(effect.invoiceSnapshot.snapshot));
     }
     const del = effect.problem === null ? [FIELD.problem] : [];
-    const sentAppend = (effect.sentEvents ?? []).map((e) => `${JSON.stringify(e)}\n`).join('');
+    const sentAppend = effect.sentEvents?.length ? blob(sentLines(effect.sentEvents)) : '';
     const indexAdd = `${indexLine(run.asOf, rField, run)}\n${sentAppend ? `${indexLine(run.asOf, sField)}\n` : ''}`;
     const notifications = [
       ...effect.notifications.flatMap((n) => [
@@ -1141,6 +1143,25 @@ function outboxArgs(items: ReadonlyArray<Notification | ChannelDelivery>): strin
     JSON.stringify('channel' in item ? item : outboxNotification(item)),
     String(item.createdAt),
   ]);
+}
+
+/** A field read as bytes, as text (hmget's decoding). */
+function text(bytes: Buffer | null | undefined): string | null {
+  return bytes ? bytes.toString('utf8') : null;
+}
+
+/**
+ * The sent-events record's new lines, one JSON string an event, written into a pooled buffer:
+ * as a string a line and their join, a 50,000-pair first day made ~5 MiB of garbage (target P6,
+ * docs/performance.md).
+ */
+function sentLines(events: readonly string[]): Buffer {
+  const out = new JsonWriter(events.length * 48, BLOBS);
+  for (let i = 0; i < events.length; i++) {
+    out.string(events[i]!);
+    out.byte(NEWLINE);
+  }
+  return out.bytes();
 }
 
 /** What the outbox keeps of a notification: all but the events (see OutboxNotification). */

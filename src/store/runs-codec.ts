@@ -50,26 +50,31 @@ const FORMAT: StoredFormat = {
 };
 
 /** The stored runs in their stored order, as a list (see `decodeActive`). */
-export function decodeRuns(blob: string | null | undefined): WatchedRun[] {
-  const runs: WatchedRun[] = [];
-  for (const { id: domainId, flat } of readDomains(blob, FORMAT)) {
-    for (let i = 0; i < flat.length; i += STRIDE) {
+export function decodeRuns(blob: string | Buffer | null | undefined): WatchedRun[] {
+  let runs: WatchedRun[] = [];
+  readDomains(blob, FORMAT, {
+    begin: () => {
+      runs = [];
+    },
+    item: (domainId, _url, values, i) => {
       runs.push({
         domainId,
-        isp: flat[i] as string,
-        since: isoDateOfDay(flat[i + 1] as number),
-        last: isoDateOfDay(flat[i + 2] as number),
-        days: flat[i + 3] as number,
-        clicks: flat[i + 4] as number,
-        d7: flat[i + 5] as number,
-        d14: flat[i + 6] as number,
+        isp: values[i] as string,
+        since: isoDateOfDay(values[i + 1] as number),
+        last: isoDateOfDay(values[i + 2] as number),
+        days: values[i + 3] as number,
+        clicks: values[i + 4] as number,
+        d7: values[i + 5] as number,
+        d14: values[i + 6] as number,
       });
-    }
-  }
+    },
+  });
   return runs;
 }
 
 /** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`; target P7). */
-export function checkRuns(blob: string | null | undefined): void {
-  readDomains(blob, FORMAT);
+export function checkRuns(blob: string | Buffer | null | undefined): void {
+  readDomains(blob, FORMAT, NO_SINK);
 }
+
+const NO_SINK = { begin: () => {}, item: () => {} };

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ActivePair } from '../../src/monitor/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
 import { dayNumber } from '../../src/dates.js';
@@ -55,6 +55,8 @@ describe('active pair codec', () => {
     const decoded = decodeActive(encoded(pairs));
     // Grouped by domain, each domain's pairs in their order (here already so).
     expect(decoded).toEqual(pairs);
+    // As bytes, as the store reads it.
+    expect(decodeActive(encodeActive(pairs))).toEqual(pairs);
   });
 
   it('writes the bytes JSON.stringify writes for the same value, escapes and all', () => {
@@ -100,6 +102,10 @@ describe('active pair codec', () => {
     ]);
     expect(encoded(pairs)).toBe(JSON.stringify({ v: 1, d: byDomain }));
     expect(encoded([])).toBe(JSON.stringify({ v: 1, d: [] }));
+    // Read back from its bytes, escapes, exponents and nulls (refused) alike, as from its text.
+    const finite = pairs.filter((x) => Number.isFinite(x.baseline + x.yesterday + x.quietRuns));
+    expect(decodeActive(encodeActive(finite))).toEqual(decodeActive(encoded(finite)));
+    expect(() => decodeActive(encodeActive(pairs))).toThrow(/bad number/);
     // Larger than one chunk of text, and than the buffer first allocated.
     const many = Array.from({ length: 3000 }, (_, i) =>
       pair({ isp: `isp ${i} ${'é'.repeat(i % 40)}` }),
@@ -170,5 +176,66 @@ describe('active pair codec', () => {
     });
     expect(() => decodeActive(blob)).toThrow(error);
     expect(() => activeDropPercents(blob)).toThrow(error);
+    // As bytes (the store's way) the same.
+    expect(() => decodeActive(Buffer.from(blob))).toThrow(error);
+    expect(() => activeDropPercents(Buffer.from(blob))).toThrow(error);
+  });
+
+  describe('read from its bytes', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it('reads what it wrote without JSON.parse, to the same pairs and the same doubles', () => {
+      const parse = vi.spyOn(JSON, 'parse');
+      // Cents, integers and zeros of both signs: what the history holds.
+      const pairs = Array.from({ length: 2000 }, (_, i) =>
+        pair({
+          domainId: (i % 37) - 5,
+          domainUrl: `https://d${(i % 37) - 5}.example/ü`,
+          isp: `isp ${i} ${'é'.repeat(i % 5)}`,
+          dropPercent: ((i * 7919) % 100_000) / 1000 - 20,
+          baseline: i * 1013,
+          yesterday: i % 3 === 0 ? -0 : i,
+          quietRuns: i % 4,
+        }),
+      );
+      const bytes = encodeActive(pairs);
+      const decoded = decodeActive(bytes);
+      expect(parse).not.toHaveBeenCalled();
+      parse.mockRestore();
+      expect(decoded).toEqual(decodeActive(bytes.toString('utf8')));
+      const drops = new Map(pairs.map((p) => [p.isp, Math.round(p.dropPercent * 100) / 100]));
+      expect(decoded).toHaveLength(pairs.length);
+      for (const p of decoded) expect(p.dropPercent).toBe(drops.get(p.isp));
+    });
+
+    it('reads what it does not expect by JSON.parse: whitespace, escapes, long numbers', () => {
+      const text = encoded([pair({ isp: 'plain' })]);
+      const variants = [
+        text.replace('"d":', ' "d" : '),
+        text.replace('plain', 'pl\u0061in'),
+        text.replace(',1000,', ',1000.0000000000000001,'),
+        text.replace(',1000,', ',1e3,'),
+      ];
+      for (const variant of variants) {
+        expect(decodeActive(Buffer.from(variant))).toEqual(decodeActive(text));
+      }
+      // And what JSON.parse refuses, it refuses: a leading zero, a bare point, a raw newline.
+      for (const bad of [
+        text.replace(',1000,', ',01000,'),
+        text.replace(',1000,', ',1000.,'),
+        text.replace('plain', 'pl\nain'),
+        `${text} x`,
+      ]) {
+        const fromText = (() => {
+          try {
+            return decodeActive(bad);
+          } catch (error) {
+            return error;
+          }
+        })();
+        expect(fromText).toBeInstanceOf(Error);
+        expect(() => decodeActive(Buffer.from(bad))).toThrow((fromText as Error).message);
+      }
+    });
   });
 });

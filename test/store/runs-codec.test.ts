@@ -28,6 +28,8 @@ describe('listed runs codec', () => {
     const decoded = decodeRuns(encoded(runs));
     // Grouped by domain, each domain's runs in their order (here already so).
     expect(decoded).toEqual(runs);
+    // As bytes, as the store reads it.
+    expect(decodeRuns(encodeRuns(runs))).toEqual(runs);
   });
 
   it('runs of one domain apart from each other: grouped by domain, each in its order', () => {
@@ -74,6 +76,8 @@ describe('listed runs codec', () => {
     ]) {
       expect(() => decodeRuns(bad)).toThrow(/stored listed runs are unreadable/);
       expect(() => checkRuns(bad)).toThrow(/stored listed runs are unreadable/);
+      expect(() => decodeRuns(Buffer.from(bad))).toThrow(/stored listed runs are unreadable/);
+      expect(() => checkRuns(Buffer.from(bad))).toThrow(/stored listed runs are unreadable/);
     }
   });
 });

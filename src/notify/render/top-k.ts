@@ -19,8 +19,11 @@ export function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) =>
       if (compare(item, top[mid]!) < 0) hi = mid;
       else lo = mid + 1;
     }
-    top.splice(lo, 0, item);
-    if (top.length > k) top.pop();
+    // Shifted by hand: splice returns an array of what it removed, one a call (target P6).
+    let at = top.length < k ? top.length : k - 1;
+    if (at === top.length) top.push(item);
+    for (; at > lo; at--) top[at] = top[at - 1]!;
+    top[lo] = item;
   }
   return top;
 }
