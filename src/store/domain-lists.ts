@@ -231,6 +231,18 @@ function readWritten(bytes: Buffer, format: StoredFormat, sink: ItemSink): boole
   return cursor.byte(0x7d) && cursor.atEnd();
 }
 
+/** Short ASCII strings read from blobs, by a hash of their bytes (Cursor.string). */
+const SHARED: string[] = Array.from({ length: 1024 }, () => '');
+const SHARED_MAX_LENGTH = 64;
+
+/** Whether `text` (ASCII) is the bytes from `start` on. */
+function sameAscii(text: string, bytes: Buffer, start: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) !== bytes[start + i]) return false;
+  }
+  return true;
+}
+
 /** A position in the bytes of a blob; each read moves past what it read, or fails in place. */
 class Cursor {
   private at = 0;
@@ -257,12 +269,18 @@ class Cursor {
     return true;
   }
 
-  /** A string with no escape in it; undefined if there is none here, or one with an escape. */
+  /**
+   * A string with no escape in it; undefined if there is none here, or one with an escape. A
+   * short ASCII string read before (by any reader) is returned again, not made anew: the same
+   * few dozen ISP names recur across a network's domains, and 50,000 copies of them were ~2 MiB
+   * a run (target P6).
+   */
   string(): string | undefined {
     const bytes = this.bytes;
     if (bytes[this.at] !== QUOTE) return undefined;
     const start = this.at + 1;
     let ascii = true;
+    let hash = 0;
     let at = start;
     for (; at < bytes.length; at++) {
       const c = bytes[at]!;
@@ -270,10 +288,15 @@ class Cursor {
       // An escape, or a control character JSON does not allow raw.
       if (c === BACKSLASH || c < 0x20) return undefined;
       if (c >= 0x80) ascii = false;
+      hash = (Math.imul(hash, 31) + c) | 0;
     }
     if (at === bytes.length) return undefined;
     this.at = at + 1;
-    return bytes.toString(ascii ? 'latin1' : 'utf8', start, at);
+    if (!ascii || at - start > SHARED_MAX_LENGTH) return bytes.toString('utf8', start, at);
+    const slot = hash & (SHARED.length - 1);
+    const known = SHARED[slot]!;
+    if (known.length === at - start && sameAscii(known, bytes, start)) return known;
+    return (SHARED[slot] = bytes.toString('latin1', start, at));
   }
 
   /** A number of at most 15 digits and no exponent; NaN if there is none such here. */

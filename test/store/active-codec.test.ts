@@ -208,6 +208,20 @@ describe('active pair codec', () => {
       for (const p of decoded) expect(p.dropPercent).toBe(drops.get(p.isp));
     });
 
+    it('reads recurring ISP names right, names that share a slot of its table of recent ones too', () => {
+      // Many names, so that some share a slot of the reader's table of recent strings.
+      const names = Array.from({ length: 3000 }, (_, i) => `isp-${i}`);
+      const pairs = [...names, ...names].map((isp, i) =>
+        pair({ isp, domainId: i < names.length ? 1 : 2, domainUrl: `https://d${i}.example` }),
+      );
+      const decoded = decodeActive(encodeActive(pairs));
+      expect(decoded.map((p) => p.isp)).toEqual([...names, ...names]);
+      expect(decoded.map((p) => p.domainId)).toEqual([
+        ...names.map(() => 1),
+        ...names.map(() => 2),
+      ]);
+    });
+
     it('reads what it does not expect by JSON.parse: whitespace, escapes, long numbers', () => {
       const text = encoded([pair({ isp: 'plain' })]);
       const variants = [
