@@ -64,6 +64,13 @@ export function encodeQuotedPrintable(text: string): string {
 
   for (let i = 0; i < n;) {
     const b = input[i]!;
+    // Most bytes: printable ASCII but "=" with room on the line whatever follows, written as
+    // they are (what the general case below decides for them, in one test).
+    if (b > SPACE && b < 0x7f && b !== EQUALS && o - lineStart < MAX_LINE - 1) {
+      out[o++] = b;
+      i += 1;
+      continue;
+    }
     if (b === LF || b === CR) {
       i += b === CR && input[i + 1] === LF ? 2 : 1;
       out[o++] = CR;
