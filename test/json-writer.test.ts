@@ -74,4 +74,38 @@ describe('JsonWriter', () => {
       expect(written((out) => out.cents(hundredths))).toBe(JSON.stringify(hundredths / 100));
     }
   });
+
+  it('writes a string as JSON.stringify does, short or long, plain or escaped', () => {
+    const pieces = [
+      'a',
+      'Z',
+      ' ',
+      '~',
+      '\x7f',
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      'é',
+      '€',
+      '🚀',
+      '\ud800',
+      '\udfff',
+      '\u2028',
+    ];
+    const random = numbers(5_000, 3).map((r, i) => {
+      let text = '';
+      // Lengths around the short strings' limit (64) and beyond.
+      const length = Math.floor(r * 140);
+      for (let j = 0; j < length; j++) {
+        // Mostly plain ASCII, sometimes (every tenth string) a character that is not.
+        const k = (i * 31 + j * 7) % (i % 10 === 0 ? pieces.length : 4);
+        text += pieces[k];
+      }
+      return text;
+    });
+    for (const text of ['', ...pieces, ...random]) {
+      expect(written((out) => out.string(text))).toBe(JSON.stringify(text));
+    }
+  });
 });
