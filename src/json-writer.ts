@@ -10,6 +10,16 @@ export const MINUS = 0x2d;
 export const POINT = 0x2e;
 export const ZERO = 0x30;
 const BACKSLASH = 0x5c;
+const MAX_INT32 = 0x7fffffff;
+
+/** Decimal digits of a non-negative 32-bit integer. */
+function digitsOf(value: number): number {
+  if (value < 10_000) return value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : 4;
+  if (value < 100_000_000)
+    return value < 100_000 ? 5 : value < 1_000_000 ? 6 : value < 10_000_000 ? 7 : 8;
+  return value < 1_000_000_000 ? 9 : 10;
+}
+
 /** Strings up to this long are tried as printable ASCII first (`string`). */
 const SHORT = 64;
 
@@ -66,6 +76,17 @@ export class JsonWriter {
     if (value < 0) {
       buffer[this.at++] = MINUS;
       value = -value;
+    }
+    if (value <= MAX_INT32) {
+      // Most values (days, clicks, ids): digits counted and taken in 32-bit integer arithmetic.
+      let small = value | 0;
+      let at = (this.at += digitsOf(small));
+      do {
+        const next = (small / 10) | 0;
+        buffer[--at] = ZERO + (small - next * 10);
+        small = next;
+      } while (small > 0);
+      return;
     }
     let digits = 1;
     for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;

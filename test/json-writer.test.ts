@@ -62,7 +62,11 @@ describe('JsonWriter', () => {
       (r - 0.5) * 10 ** ((i % 40) - 20),
       Math.round(r * 1e6) / 1000,
     ]);
-    for (const value of [...fixed, ...random]) {
+    // Integers at every change of digit count, at 2^31 and beyond, of both signs.
+    const powers = Array.from({ length: 16 }, (_, k) => 10 ** k).flatMap((p) => [p - 1, p, p + 1]);
+    const edges = [...powers, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32, 2 ** 53 - 1];
+    const integers = [...edges, ...edges.map((n) => -n)];
+    for (const value of [...fixed, ...integers, ...random]) {
       expect(written((out) => out.number(value))).toBe(JSON.stringify(value));
     }
   });
