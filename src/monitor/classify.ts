@@ -3,6 +3,7 @@ import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { pairKey } from './pair-key.js';
+import { PairTable } from './pair-table.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { extendRun, isSteadyDecline } from './runs.js';
@@ -196,36 +197,27 @@ function stepQuiet(
   return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
-/**
- * Where a pair stands in this run. Pairs are found by domain id, then by the ISP string as
- * parsed: V8 caches a string's hash, so each ISP is hashed once, where a concatenated pairKey
- * would be a fresh string hashed on every lookup (measurably slower at 50,000 pairs).
- */
-interface Slot {
-  prev: ActivePair | undefined;
-  listed: boolean;
-  run: WatchedRun | undefined;
-}
+/** The one table of pairs classification uses (it is synchronous: one run at a time). */
+const TABLE = new PairTable();
 
-class PairIndex {
-  private readonly domains = new Map<number, Map<string, Slot>>();
-
-  slot(domainId: number, isp: string): Slot {
-    let byIsp = this.domains.get(domainId);
-    if (byIsp === undefined) {
-      byIsp = new Map();
-      this.domains.set(domainId, byIsp);
-    }
-    let slot = byIsp.get(isp);
-    if (slot === undefined) {
-      slot = { prev: undefined, listed: false, run: undefined };
-      byIsp.set(isp, slot);
-    }
-    return slot;
+export function classifyPairs(input: ClassifyInput): Classification {
+  // Indexed loops, not for...of: at 50,000 pairs the iterator's entry arrays and result objects
+  // were megabytes of garbage a run (target P6, docs/performance.md).
+  const active = input.active;
+  const watched = input.runs ?? [];
+  const table = TABLE;
+  table.reset(active, watched, input.entries);
+  try {
+    for (let a = 0; a < active.length; a++) table.addPrev(a);
+    for (let r = 0; r < watched.length; r++) table.addRun(r);
+    return classifyFiled(input, table);
+  } finally {
+    table.release();
   }
 }
 
-export function classifyPairs(input: ClassifyInput): Classification {
+/** classifyPairs, once the history and the listed runs are filed in `table`. */
+function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
   const { asOf, entries, settings } = input;
   const listOngoing = input.listOngoing ?? true;
   const inPlace = input.inPlace ?? false;
@@ -235,8 +227,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const upsert: ActivePair[] = [];
   const remove: string[] = [];
   const domains = new DomainRollupBuilder();
-  const index = new PairIndex();
-  const history: Slot[] = [];
   let belowThreshold = 0;
   let duplicates = 0;
   /** Pairs classified new, and the recently reported pairs still alertable (joinReported). */
@@ -246,22 +236,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
   /** The measure of the entry at hand and its step, refilled per pair (none is kept). */
   const today: PairMeasure = emptyMeasure();
   const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
-
-  // forEach and indexed loops, not for...of: at 50,000 pairs the iterator's entry arrays and
-  // result objects were megabytes of garbage a run (target P6, docs/performance.md).
-  const active = input.active;
-  for (let a = 0; a < active.length; a++) {
-    const prev = active[a]!;
-    const slot = index.slot(prev.domainId, prev.isp);
-    if (slot.prev !== undefined) continue;
-    slot.prev = prev;
-    history.push(slot);
-  }
-  const watched = input.runs ?? [];
-  for (let r = 0; r < watched.length; r++) {
-    const run = watched[r]!;
-    index.slot(run.domainId, run.isp).run = run;
-  }
   const runs: WatchedRun[] = [];
   /** extendRun's input, refilled per entry (it reads it, never keeps it). */
   const clicks = { yesterday: 0, d7: 0, d14: 0 };
@@ -308,25 +282,32 @@ export function classifyPairs(input: ClassifyInput): Classification {
   };
 
   for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e]!;
-    const domainId = entry.network_tracking_domain_id;
-    const isp = entry.isp;
-    const slot = index.slot(domainId, isp);
-    if (slot.listed) {
+    const slot = table.addEntry(e);
+    if (slot < 0) {
       duplicates++;
       continue;
     }
-    slot.listed = true;
+    const entry = entries[e]!;
+    const domainId = entry.network_tracking_domain_id;
+    const isp = entry.isp;
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
     day30.add(entry);
 
     measureEntryInto(today, entry, settings, input.rule);
-    const prev = slot.prev;
+    const prev = table.prevOf(slot);
     clicks.yesterday = today.yesterday;
     clicks.d7 = today.baseline;
     clicks.d14 = today.d14;
-    const run = extendRun(slot.run, domainId, isp, asOf, clicks, today.significance, inPlace);
+    const run = extendRun(
+      table.runOf(slot),
+      domainId,
+      isp,
+      asOf,
+      clicks,
+      today.significance,
+      inPlace,
+    );
     if (run !== undefined) runs.push(run);
     if (prev !== undefined) today.alertable = today.sustained;
     const steady = !today.alertable && isSteadyDecline(run, today, settings);
@@ -395,17 +376,18 @@ export function classifyPairs(input: ClassifyInput): Classification {
   }
 
   const day30Share = day30.share();
-  for (let h = 0; h < history.length; h++) {
-    const slot = history[h]!;
-    if (slot.listed) continue;
-    const prev = slot.prev as ActivePair;
+  for (let h = 0; h < table.historySize; h++) {
+    const slot = table.historySlot(h);
+    if (table.listed(slot)) continue;
+    const prev = table.prevOf(slot)!;
+    const watchedRun = table.runOf(slot);
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
-    const step = holdsUnlisted(slot.run, asOf, prev.dropPercent, day30Share, settings)
+    const step = holdsUnlisted(watchedRun, asOf, prev.dropPercent, day30Share, settings)
       ? stepHeld(stepped, prev, silenced)
       : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
-    if (step.next !== undefined && slot.run !== undefined && keepsRunUnlisted(slot.run, asOf)) {
-      runs.push(slot.run);
+    if (step.next !== undefined && watchedRun !== undefined && keepsRunUnlisted(watchedRun, asOf)) {
+      runs.push(watchedRun);
     }
     const listed = record(
       prev,
