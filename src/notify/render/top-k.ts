@@ -9,7 +9,9 @@ export function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) =>
   if (k <= 0) return [];
   if (items.length <= k) return [...items].sort(compare);
   const top: T[] = [];
-  for (const item of items) {
+  // Indexed, not for...of: an iterator result per item until V8 optimises the loop (target P6).
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
     if (top.length === k && compare(item, top[k - 1]!) >= 0) continue;
     // After every item it is not better than: an equal one keeps its earlier place.
     let lo = 0;
