@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ActivePair, IspTrend, WatchedRun } from './types.js';
 
 /**
@@ -8,16 +9,20 @@ import type { ActivePair, IspTrend, WatchedRun } from './types.js';
  * to Maps of ISPs, with an object a pair, was ~6 MiB of garbage a 50,000-pair run (target P6,
  * docs/performance.md), and typed arrays are no work for the garbage collector.
  *
- * A slot is taken by the first item of the three lists that names its pair; the pair's domain
- * id is kept, its ISP is read back from the item when a lookup compares (`ispAt`).
+ * A pair is keyed by its domain id and a number for its ISP, given by a Map of the ISP names
+ * (a network has a few dozen; V8 hashes them once each). The slot's place comes from those two
+ * numbers mixed with a seed drawn per process, so that no partner's list can be made to pile its
+ * pairs into one chain of slots (V8 seeds the hashes of its own Maps for the same reason).
  */
 export class PairTable {
   private active: readonly ActivePair[] = [];
   private watched: readonly WatchedRun[] = [];
   private entries: readonly IspTrend[] = [];
+  private readonly isps = new Map<string, number>();
   private mask = 0;
-  private taken = new Uint8Array(0);
   private domain = new Float64Array(0);
+  /** 1 + the number of the slot's ISP (`isps`); 0: a free slot. */
+  private isp = new Int32Array(0);
   /** 1 + the index of the slot's pair in each list; 0: not in it. */
   private prev = new Int32Array(0);
   private run = new Int32Array(0);
@@ -42,14 +47,15 @@ export class PairTable {
     const pairs = active.length + watched.length + entries.length;
     let size = 16;
     while (size * 3 < pairs * 4) size *= 2;
-    if (this.taken.length < size) {
-      this.taken = new Uint8Array(size);
+    this.isps.clear();
+    if (this.isp.length < size) {
+      this.isp = new Int32Array(size);
       this.domain = new Float64Array(size);
       this.prev = new Int32Array(size);
       this.run = new Int32Array(size);
       this.entry = new Int32Array(size);
     } else {
-      this.taken.fill(0, 0, size);
+      this.isp.fill(0, 0, size);
       this.prev.fill(0, 0, size);
       this.run.fill(0, 0, size);
       this.entry.fill(0, 0, size);
@@ -59,11 +65,12 @@ export class PairTable {
     this.filed = 0;
   }
 
-  /** Lets go of the lists (the table's arrays stay for the next classification). */
+  /** Lets go of the lists and the names (the table's arrays stay for the next classification). */
   release(): void {
     this.active = [];
     this.watched = [];
     this.entries = [];
+    this.isps.clear();
   }
 
   /** Files `active[index]`; returns its slot, or -1 when the history named that pair before. */
@@ -119,26 +126,24 @@ export class PairTable {
    * which names it by the list item that brought it (`list`, `index`).
    */
   private slot(domainId: number, isp: string, list: number, index: number): number {
+    let id = this.isps.get(isp);
+    if (id === undefined) {
+      id = this.isps.size + 1;
+      this.isps.set(isp, id);
+    }
     const mask = this.mask;
-    for (let s = hashPair(domainId, isp) & mask; ; s = (s + 1) & mask) {
-      if (this.taken[s] === 0) {
-        this.taken[s] = 1;
+    for (let s = hashPair(domainId, id) & mask; ; s = (s + 1) & mask) {
+      const taken = this.isp[s]!;
+      if (taken === 0) {
+        this.isp[s] = id;
         this.domain[s] = domainId;
         if (list === PREV) this.prev[s] = index + 1;
         else if (list === RUN) this.run[s] = index + 1;
         else this.entry[s] = index + 1;
         return s;
       }
-      if (sameNumber(this.domain[s]!, domainId) && this.ispAt(s) === isp) return s;
+      if (taken === id && sameNumber(this.domain[s]!, domainId)) return s;
     }
-  }
-
-  private ispAt(slot: number): string {
-    const p = this.prev[slot]!;
-    if (p !== 0) return this.active[p - 1]!.isp;
-    const r = this.run[slot]!;
-    if (r !== 0) return this.watched[r - 1]!.isp;
-    return this.entries[this.entry[slot]! - 1]!.isp;
   }
 }
 
@@ -151,12 +156,18 @@ function sameNumber(a: number, b: number): boolean {
   return a === b || (a !== a && b !== b);
 }
 
-/** FNV-1a over the domain id's 32-bit halves and the ISP's UTF-16 code units, mixed. */
-function hashPair(domainId: number, isp: string): number {
-  let h = Math.imul(0x811c9dc5 ^ (domainId | 0), 0x01000193);
-  h = Math.imul(h ^ ((domainId / 0x1_0000_0000) | 0), 0x01000193);
-  for (let i = 0; i < isp.length; i++) h = Math.imul(h ^ isp.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  return (h ^ (h >>> 13)) >>> 0;
+/** Drawn once per process: where a pair's slot is cannot be known outside it. */
+const SEED = randomBytes(4).readInt32LE(0);
+
+/** The domain id's two 32-bit halves and the ISP's number, each mixed in (murmur3's finalizer). */
+function hashPair(domainId: number, ispId: number): number {
+  let h = mix(SEED ^ (domainId | 0));
+  h = mix(h ^ ((domainId / 0x1_0000_0000) | 0));
+  return mix(h ^ ispId) >>> 0;
+}
+
+function mix(value: number): number {
+  let h = Math.imul(value ^ (value >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }

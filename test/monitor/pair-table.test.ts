@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PairTable } from '../../src/monitor/pair-table.js';
 import type { ActivePair, IspTrend, WatchedRun } from '../../src/monitor/types.js';
@@ -90,5 +92,25 @@ describe('PairTable', () => {
       for (let i = 0; i < size; i += 97)
         expect(table.prevOf(table.historySlot(i))).toBe(history[i]);
     }
+  });
+
+  it('places pairs by a seed of its own process: no list can be made to collide in advance', () => {
+    // The same 200 pairs filed in two processes (the build the global setup made): their slots
+    // differ, where an unseeded hash would give both the same.
+    const module = path.resolve('dist/src/monitor/pair-table.js');
+    const script = `import(${JSON.stringify(module)}).then(({ PairTable }) => {
+      const history = Array.from({ length: 200 }, (_, i) => ({ domainId: i % 7, isp: 'ISP ' + i }));
+      const table = new PairTable();
+      table.reset(history, [], []);
+      console.log(history.map((_, i) => table.addPrev(i)).join(','));
+    })`;
+    const slots = () => {
+      const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      return run.stdout.trim();
+    };
+    const first = slots();
+    expect(first.split(',')).toHaveLength(200);
+    expect(slots()).not.toBe(first);
   });
 });
