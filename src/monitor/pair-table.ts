@@ -65,12 +65,24 @@ export class PairTable {
     this.filed = 0;
   }
 
-  /** Lets go of the lists and the names (the table's arrays stay for the next classification). */
+  /**
+   * Lets go of the lists and the names. The arrays stay for the next classification up to
+   * KEPT_SLOTS (~6 MB, a network of 50,000 pairs); a larger network's are dropped, so that one
+   * huge run does not hold its memory for the life of the process.
+   */
   release(): void {
     this.active = [];
     this.watched = [];
     this.entries = [];
     this.isps.clear();
+    if (this.isp.length > KEPT_SLOTS) {
+      this.isp = new Int32Array(0);
+      this.domain = new Float64Array(0);
+      this.prev = new Int32Array(0);
+      this.run = new Int32Array(0);
+      this.entry = new Int32Array(0);
+      this.order = new Int32Array(0);
+    }
   }
 
   /** Files `active[index]`; returns its slot, or -1 when the history named that pair before. */
@@ -146,6 +158,9 @@ export class PairTable {
     }
   }
 }
+
+/** Slots whose arrays a table keeps between classifications (2^18: 24 bytes each). */
+const KEPT_SLOTS = 2 ** 18;
 
 const PREV = 0;
 const RUN = 1;

@@ -82,15 +82,18 @@ describe('PairTable', () => {
     expect(table.listed(a)).toBe(false);
   });
 
-  it('keeps them apart at 60,000 pairs, and again after a smaller classification', () => {
+  it('keeps them apart at 60,000 and 200,000 pairs, and again after a smaller classification', () => {
     const table = new PairTable();
-    for (const size of [60_000, 500, 60_000]) {
+    // 200,000: larger than a table keeps between classifications, so its arrays are made anew.
+    for (const size of [60_000, 500, 200_000, 500, 60_000]) {
       const history = Array.from({ length: size }, (_, i) => active(i % 997, `isp ${i}`));
       table.reset(history, [], []);
       const slots = new Set(history.map((_, i) => table.addPrev(i)));
       expect(slots.size).toBe(size);
       for (let i = 0; i < size; i += 97)
         expect(table.prevOf(table.historySlot(i))).toBe(history[i]);
+      table.release();
+      expect(table.prevOf(table.historySlot(0))).toBeUndefined();
     }
   });
 
