@@ -177,6 +177,7 @@ function parseDomains(blob: string, format: StoredFormat): StoredDomain[] {
 }
 
 const BACKSLASH = 0x5c;
+const BRACE_CLOSE = 0x7d;
 const NINE = 0x39;
 const E_LOWER = 0x65;
 const E_UPPER = 0x45;
@@ -228,7 +229,7 @@ function readWritten(bytes: Buffer, format: StoredFormat, sink: ItemSink): boole
     } while (cursor.byte(COMMA));
     if (!cursor.byte(CLOSE)) return false;
   }
-  return cursor.byte(0x7d) && cursor.atEnd();
+  return cursor.byte(BRACE_CLOSE) && cursor.atEnd();
 }
 
 /** Short ASCII strings read from blobs, by a hash of their bytes (Cursor.string). */
