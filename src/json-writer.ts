@@ -172,11 +172,6 @@ export class JsonWriter {
     this.at = 0;
   }
 
-  /** Gives the buffer back to its pool, when it came from one: the writer is not used after. */
-  release(): void {
-    this.pool?.release(this.buffer);
-  }
-
   /** Makes room for `bytes` more. */
   private room(bytes: number): void {
     if (this.at + bytes <= this.buffer.length) return;
