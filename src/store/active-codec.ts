@@ -2,7 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { ActivePair } from '../monitor/types.js';
-import { COMMA, readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
+import { COMMA, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE blob (one hash field), so that a run reads and
@@ -68,31 +68,24 @@ const FORMAT: StoredFormat = {
  * as Redis returns it (a Buffer) is read without making its text (store/domain-lists.ts).
  */
 export function decodeActive(blob: string | Buffer | null | undefined): ActivePair[] {
-  let active: ActivePair[] = [];
-  readDomains(blob, FORMAT, {
-    begin: () => {
-      active = [];
-    },
-    item: (domainId, domainUrl, values, i) => {
-      const quietDay = values[i + 9] as number;
-      active.push({
-        domainId,
-        isp: values[i] as string,
-        domainUrl,
-        firstSeen: isoDateOfDay(values[i + 1] as number),
-        lastSeen: isoDateOfDay(values[i + 2] as number),
-        lastNotified: isoDateOfDay(values[i + 3] as number),
-        notifiedSeverity: values[i + 4] === 1 ? 'critical' : 'warning',
-        quietRuns: values[i + 5] as number,
-        baseline: values[i + 6] as number,
-        yesterday: values[i + 7] as number,
-        dropPercent: values[i + 8] as number,
-        // Always present (undefined: none), so that every decoded pair has one shape.
-        quietAsOf: quietDay === 0 ? undefined : isoDateOfDay(quietDay),
-      });
-    },
+  return readItems(blob, FORMAT, (domainId, domainUrl, values, i): ActivePair => {
+    const quietDay = values[i + 9] as number;
+    return {
+      domainId,
+      isp: values[i] as string,
+      domainUrl,
+      firstSeen: isoDateOfDay(values[i + 1] as number),
+      lastSeen: isoDateOfDay(values[i + 2] as number),
+      lastNotified: isoDateOfDay(values[i + 3] as number),
+      notifiedSeverity: values[i + 4] === 1 ? 'critical' : 'warning',
+      quietRuns: values[i + 5] as number,
+      baseline: values[i + 6] as number,
+      yesterday: values[i + 7] as number,
+      dropPercent: values[i + 8] as number,
+      // Always present (undefined: none), so that every decoded pair has one shape.
+      quietAsOf: quietDay === 0 ? undefined : isoDateOfDay(quietDay),
+    };
   });
-  return active;
 }
 
 /**
@@ -100,14 +93,5 @@ export function decodeActive(blob: string | Buffer | null | undefined): ActivePa
  * what `thm status` and the metrics count by severity (target P7, docs/performance.md).
  */
 export function activeDropPercents(blob: string | Buffer | null | undefined): number[] {
-  let drops: number[] = [];
-  readDomains(blob, FORMAT, {
-    begin: () => {
-      drops = [];
-    },
-    item: (_domainId, _url, values, i) => {
-      drops.push(values[i + 8] as number);
-    },
-  });
-  return drops;
+  return readItems(blob, FORMAT, (_domainId, _url, values, i) => values[i + 8] as number);
 }

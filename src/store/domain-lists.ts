@@ -128,6 +128,27 @@ export function readDomains(
   }
 }
 
+/**
+ * A codec's items read into a list, one `toItem` result an item, in the stored order (a
+ * second read, see `readDomains`, starts the list again).
+ */
+export function readItems<T>(
+  blob: string | Buffer | null | undefined,
+  format: StoredFormat,
+  toItem: (domainId: number, url: string, values: Flat, at: number) => T,
+): T[] {
+  let items: T[] = [];
+  readDomains(blob, format, {
+    begin: () => {
+      items = [];
+    },
+    item: (domainId, url, values, at) => {
+      items.push(toItem(domainId, url, values, at));
+    },
+  });
+  return items;
+}
+
 interface StoredDomain {
   id: number;
   /** '' when the format stores none. */

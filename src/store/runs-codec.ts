@@ -2,7 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { WatchedRun } from '../monitor/types.js';
-import { readDomains, writeDomains, type StoredFormat } from './domain-lists.js';
+import { readDomains, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
@@ -51,25 +51,16 @@ const FORMAT: StoredFormat = {
 
 /** The stored runs in their stored order, as a list (see `decodeActive`). */
 export function decodeRuns(blob: string | Buffer | null | undefined): WatchedRun[] {
-  let runs: WatchedRun[] = [];
-  readDomains(blob, FORMAT, {
-    begin: () => {
-      runs = [];
-    },
-    item: (domainId, _url, values, i) => {
-      runs.push({
-        domainId,
-        isp: values[i] as string,
-        since: isoDateOfDay(values[i + 1] as number),
-        last: isoDateOfDay(values[i + 2] as number),
-        days: values[i + 3] as number,
-        clicks: values[i + 4] as number,
-        d7: values[i + 5] as number,
-        d14: values[i + 6] as number,
-      });
-    },
-  });
-  return runs;
+  return readItems(blob, FORMAT, (domainId, _url, values, i) => ({
+    domainId,
+    isp: values[i] as string,
+    since: isoDateOfDay(values[i + 1] as number),
+    last: isoDateOfDay(values[i + 2] as number),
+    days: values[i + 3] as number,
+    clicks: values[i + 4] as number,
+    d7: values[i + 5] as number,
+    d14: values[i + 6] as number,
+  }));
 }
 
 /** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`; target P7). */
