@@ -67,7 +67,7 @@ export class JsonWriter {
       // A number of cents (a rounded percentage) is written with no string made for it.
       const cents = Math.round(value * 100);
       if (cents / 100 === value) this.cents(cents);
-      else this.ascii(Number.isFinite(value) ? String(value) : 'null');
+      else this.asText(value);
       return;
     }
     this.room(17);
@@ -106,9 +106,12 @@ export class JsonWriter {
    */
   cents(hundredths: number): void {
     const value = hundredths / 100;
-    if (Number.isSafeInteger(value) || !(Math.abs(hundredths) < 1e15)) {
-      if (Number.isSafeInteger(value)) this.number(value);
-      else this.ascii(Number.isFinite(value) ? String(value) : 'null');
+    if (Number.isSafeInteger(value)) {
+      this.number(value);
+      return;
+    }
+    if (!(Math.abs(hundredths) < 1e15)) {
+      this.asText(value);
       return;
     }
     let rest = Math.abs(hundredths);
@@ -170,6 +173,11 @@ export class JsonWriter {
   drain(consume: (bytes: Buffer) => void): void {
     consume(this.buffer.subarray(0, this.at));
     this.at = 0;
+  }
+
+  /** A number by String(), as JSON.stringify writes it (null when not finite). */
+  private asText(value: number): void {
+    this.ascii(Number.isFinite(value) ? String(value) : 'null');
   }
 
   /** Makes room for `bytes` more. */

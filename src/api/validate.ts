@@ -183,10 +183,10 @@ function compileObject(schema: z.ZodType): Compiled | undefined {
  * its probes) of every CLI command whose modules share a chunk with this one, `thm run`
  * included (target P7, docs/performance.md).
  */
-let fastEntryCheck: Check | undefined | null = null;
+let compiledEntryCheck: Check | undefined | null = null;
 function entryCheck(): Check | undefined {
-  if (fastEntryCheck === null) fastEntryCheck = compileObjectCheck(ispTrendSchema);
-  return fastEntryCheck;
+  if (compiledEntryCheck === null) compiledEntryCheck = compileObjectCheck(ispTrendSchema);
+  return compiledEntryCheck;
 }
 
 /** Whether ISP trend entries are checked by the fast path (a test keeps this true). */
