@@ -1,7 +1,8 @@
 import type { AlertSettings } from '../../src/config/schema.js';
 import { alertsSchema } from '../../src/config/schema.js';
 import { isoDateOfDay } from '../../src/dates.js';
-import { classifyPairs, isEmailedClass } from '../../src/monitor/classify.js';
+import { classifyPairs, isEmailedClass, pairKey } from '../../src/monitor/classify.js';
+import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type { SignificanceRule } from '../../src/monitor/significance.js';
 import type { ActivePair, PairClass, WatchedRun } from '../../src/monitor/types.js';
 import {
@@ -107,12 +108,11 @@ export function simulateNetwork(
       runs,
       rule,
     });
-    if (memory) runs = classification.changes.runs ?? [];
-    // `upsert` is the whole history after the run.
-    active = classification.changes.upsert;
+    if (memory) runs = runsAfter(classification.changes) ?? [];
+    active = historyAfter(classification.changes);
     const events = classification.pairs
       .filter((p) => isEmailedClass(p.class, settings))
-      .map((p) => ({ key: p.key, pairClass: p.class }));
+      .map((p) => ({ key: pairKey(p.domainId, p.isp), pairClass: p.class }));
     if (events.length > 0) emails.push({ asOf, events });
   }
   return emails;

@@ -6,7 +6,7 @@ import { pairKey } from './pair-key.js';
 import { PairTable } from './pair-table.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
-import { extendRun, isSteadyDecline } from './runs.js';
+import { beginsRun, extendRun, isSteadyDecline } from './runs.js';
 import { poissonZ, type SignificanceRule } from './significance.js';
 import {
   emptyMeasure,
@@ -20,6 +20,7 @@ import {
   EMAILED_CLASSES,
   PAIR_CLASSES,
   type ActivePair,
+  type AddedPair,
   type ClassCounts,
   type Classification,
   type ClassifiedPair,
@@ -88,7 +89,8 @@ export function emptyClassCounts(): ClassCounts {
 }
 
 /**
- * One pair's step through the lifecycle; `next` undefined = not (or no longer) in history. The
+ * One pair's step through the lifecycle; `next` undefined = not (or no longer) in history, or
+ * (class new) added to it by its ClassifiedPair (HistoryChange.added). The
  * step functions fill one Step per classifyPairs call, read before the next pair's step (one
  * object a run instead of one a pair; target P6, docs/performance.md).
  */
@@ -104,8 +106,6 @@ function stepAlertable(
   out: Step,
   prev: ActivePair | undefined,
   today: PairMeasure,
-  domainId: number,
-  isp: string,
   domainUrl: string,
   silenced: boolean,
   asOf: IsoDate,
@@ -117,19 +117,9 @@ function stepAlertable(
     // A silenced pair nobody was told about is not remembered: if it still declines when the
     // silence expires, it is news then.
     if (silenced) return setStep(out, 'silenced', undefined);
-    return setStep(out, 'new', {
-      domainId,
-      isp,
-      domainUrl,
-      firstSeen: asOf,
-      lastSeen: asOf,
-      lastNotified: asOf,
-      notifiedSeverity: today.severity,
-      quietRuns: 0,
-      baseline: today.baseline,
-      yesterday: today.yesterday,
-      dropPercent: today.dropPercent,
-    });
+    // Active from now on, but no record is built: its ClassifiedPair stands for it
+    // (HistoryChange.added, types.ts).
+    return setStep(out, 'new', undefined);
   }
   // Read before `next` is written: with inPlace it is `prev` itself.
   const wasWarning = prev.notifiedSeverity === 'warning';
@@ -229,14 +219,18 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
   const domains = new DomainRollupBuilder();
   let belowThreshold = 0;
   let duplicates = 0;
-  /** Pairs classified new, and the recently reported pairs still alertable (joinReported). */
-  const fresh: ClassifiedPair[] = [];
+  /**
+   * Pairs classified new (only today's entries are): the pairs added to the history, and those
+   * that may join a recent report (joinReported).
+   */
+  const fresh: AddedPair[] = [];
   /** By domain, then by firstSeen: how many of its pairs first seen that day are still alertable. */
   const reported = new Map<number, Map<IsoDate, number>>();
   /** The measure of the entry at hand and its step, refilled per pair (none is kept). */
   const today: PairMeasure = emptyMeasure();
   const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
   const runs: WatchedRun[] = [];
+  const runsStarted: IspTrend[] = [];
   /** extendRun's input, refilled per entry (it reads it, never keeps it). */
   const clicks = { yesterday: 0, d7: 0, d14: 0 };
   const day30 = new Day30Evidence(settings.minBaselineClicks);
@@ -278,7 +272,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
   };
   const list = (pair: ClassifiedPair): void => {
     pairs.push(pair);
-    if (pair.class === 'new') fresh.push(pair);
+    if (pair.class === 'new') fresh.push(pair as AddedPair);
   };
 
   for (let e = 0; e < entries.length; e++) {
@@ -299,16 +293,17 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     clicks.yesterday = today.yesterday;
     clicks.d7 = today.baseline;
     clicks.d14 = today.d14;
-    const run = extendRun(
-      table.runOf(slot),
-      domainId,
-      isp,
-      asOf,
-      clicks,
-      today.significance,
-      inPlace,
-    );
-    if (run !== undefined) runs.push(run);
+    const watched = table.runOf(slot);
+    let run: WatchedRun | undefined;
+    if (prev === undefined && beginsRun(watched, asOf, today.significance)) {
+      // A run of one day for a pair without history: nothing reads it today (a steady decline
+      // takes STEADY_MIN_DAYS, an e-mail tells a run from 2 days), so its entry stands for it
+      // (HistoryChange.runsStarted).
+      runsStarted.push(entry);
+    } else {
+      run = extendRun(watched, domainId, isp, asOf, clicks, today.significance, inPlace);
+      if (run !== undefined) runs.push(run);
+    }
     if (prev !== undefined) today.alertable = today.sustained;
     const steady = !today.alertable && isSteadyDecline(run, today, settings);
     if (steady) today.alertable = true;
@@ -320,18 +315,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     const silenced = silence !== undefined;
     let step: Step;
     if (today.alertable) {
-      step = stepAlertable(
-        stepped,
-        prev,
-        today,
-        domainId,
-        isp,
-        domainUrl,
-        silenced,
-        asOf,
-        settings,
-        inPlace,
-      );
+      step = stepAlertable(stepped, prev, today, domainUrl, silenced, asOf, settings, inPlace);
     } else {
       const active = prev as ActivePair;
       step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
@@ -350,7 +334,6 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     );
     if (!listed) continue;
     const pair: ClassifiedPair = {
-      key: pairKey(domainId, isp),
       domainId,
       isp,
       domainUrl,
@@ -401,7 +384,6 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     );
     if (!listed) continue;
     const pair: ClassifiedPair = {
-      key: pairKey(prev.domainId, prev.isp),
       domainId: prev.domainId,
       isp: prev.isp,
       domainUrl: prev.domainUrl,
@@ -427,7 +409,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     pairs: joined > 0 && !listOngoing ? pairs.filter((p) => p.class !== 'ongoing') : pairs,
     counts,
     domains: rollup,
-    changes: { upsert, remove, runs },
+    changes: { upsert, added: fresh, remove, runs, runsStarted: { asOf, entries: runsStarted } },
     belowThreshold,
     duplicates,
   };

@@ -14,6 +14,7 @@ import { pairEvent } from './pair-key.js';
 import type {
   ActivePair,
   Classification,
+  HistoryChange,
   InvoiceChange,
   InvoiceSnapshot,
   IsoDate,
@@ -68,7 +69,7 @@ export type NotificationKind = DecidedNotification['kind'];
 export interface RunDecision {
   run: Omit<RunRecord, 'notificationIds'>;
   /** The history after the run (every pair still active, and the keys that left); absent: untouched. */
-  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
+  history?: HistoryChange;
   /** Pair events e-mailed by this run. */
   sentEvents?: string[];
   premium?: PremiumState;
@@ -236,12 +237,17 @@ export function pairEvents(
   classification: Classification,
   settings: Pick<AlertSettings, 'notifyCleared'>,
 ): string[] {
-  const events: string[] = [];
   const pairs = classification.pairs;
-  // Indexed, not for...of: no iterator garbage over 50,000 pairs (target P6).
+  // Indexed, not for...of: no iterator garbage over 50,000 pairs; counted first, so that the
+  // list is allocated once at its size instead of growing (target P6).
+  let count = 0;
+  for (let i = 0; i < pairs.length; i++) if (isEmailedClass(pairs[i]!.class, settings)) count++;
+  const events = new Array<string>(count);
+  let at = 0;
   for (let i = 0; i < pairs.length; i++) {
     const pair = pairs[i]!;
-    if (isEmailedClass(pair.class, settings)) events.push(pairEvent(pair.class, pair.key));
+    if (isEmailedClass(pair.class, settings))
+      events[at++] = pairEvent(pair.class, pair.domainId, pair.isp);
   }
   return events;
 }
@@ -257,7 +263,7 @@ export function withoutSentEvents(
   if (sent.size === 0) return classification;
   const counts = { ...classification.counts };
   const pairs = classification.pairs.map((pair) => {
-    if (!sent.has(pairEvent(pair.class, pair.key))) return pair;
+    if (!sent.has(pairEvent(pair.class, pair.domainId, pair.isp))) return pair;
     counts[pair.class] -= 1;
     counts.ongoing += 1;
     return { ...pair, class: 'ongoing' as const };

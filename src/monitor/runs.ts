@@ -75,6 +75,20 @@ export function extendRun(
   };
 }
 
+/**
+ * Whether today's entry begins a run of its own: `extendRun` would build a new one (no run
+ * today yet, evidence enough, and no run that ended yesterday to extend).
+ */
+export function beginsRun(
+  prev: WatchedRun | undefined,
+  asOf: IsoDate,
+  significance: number,
+): boolean {
+  if (prev !== undefined && prev.last === asOf) return false;
+  if (significance < RUN_MIN_DAY_SIGNIFICANCE) return false;
+  return prev === undefined || daysBetween(prev.last, asOf) !== 1;
+}
+
 /** The run's evidence: significanceOf's rule applied to its summed clicks. */
 export function runSignificance(run: ListedRun): number {
   return Math.min(poissonZCorrected(run.d7, run.clicks), poissonZCorrected(run.d14, run.clicks));

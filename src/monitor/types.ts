@@ -170,7 +170,6 @@ export interface Silence {
 }
 
 export interface ClassifiedPair {
-  key: string;
   domainId: number;
   isp: string;
   domainUrl: string;
@@ -220,6 +219,31 @@ export interface DomainRollup {
 
 export type ClassCounts = Record<PairClass, number>;
 
+/** A pair that became active in this run (class new), as classified: with today's entry. */
+export type AddedPair = ClassifiedPair & { entry: IspTrend };
+
+/**
+ * The history after a run, written whole (the store does not read it again). `upsert` and
+ * `added` together hold EVERY pair active after the run; `remove` the keys that left it; `runs`
+ * and `runsStarted` together every listed run after the run (a pair not in today's list has
+ * none). Absent lists are empty.
+ *
+ * What begins in the run is given by what it begins with, not as an object of its own: a new
+ * pair by its ClassifiedPair (`added`), a run that begins today for a pair without history by
+ * its entry (`runsStarted`). On a first day of 50,000 new pairs those objects were ~12 MiB a
+ * run (target P6, docs/performance.md). monitor/history-change.ts builds the objects when
+ * something wants them (`historyAfter`, `runsAfter`); the store's encoders write them directly.
+ */
+export interface HistoryChange {
+  upsert: ActivePair[];
+  /** Their records follow from them: `addedActivePair` (monitor/history-change.ts). */
+  added?: readonly AddedPair[];
+  remove: string[];
+  runs?: WatchedRun[];
+  /** Runs of one listed day, `asOf`: `startedRun` (monitor/history-change.ts). */
+  runsStarted?: { asOf: IsoDate; entries: readonly IspTrend[] };
+}
+
 export interface Classification {
   asOf: IsoDate;
   /**
@@ -230,12 +254,8 @@ export interface Classification {
   pairs: ClassifiedPair[];
   counts: ClassCounts;
   domains: DomainRollup[];
-  /**
-   * The history after this run. `upsert` holds EVERY pair active after the run (so the store
-   * writes the history whole, without reading it again); `remove` the keys that left it;
-   * `runs` every listed run after this run (a pair not in today's list has none), written whole.
-   */
-  changes: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
+  /** The history after this run (see HistoryChange). */
+  changes: HistoryChange;
   /** Pairs in today's list that are neither alertable nor active (not classified). */
   belowThreshold?: number;
   /** Entries repeating a pair already seen in today's list (the first one counts). */

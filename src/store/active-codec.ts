@@ -1,7 +1,9 @@
 import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
-import type { ActivePair } from '../monitor/types.js';
+import type { JsonWriter } from '../json-writer.js';
+import { addedBaseline, addedYesterday } from '../monitor/history-change.js';
+import type { ActivePair, AddedPair, Severity } from '../monitor/types.js';
 import { COMMA, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
@@ -18,34 +20,83 @@ import { COMMA, readItems, writeDomains, type StoredFormat } from './domain-list
 const VERSION = 1;
 const STRIDE = 10;
 
-/** `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains). */
-export function encodeActive(pairs: Iterable<ActivePair>, pool?: BufferPool): Buffer {
+/**
+ * `pairs` and `added` (HistoryChange, monitor/types.ts): the pairs carried over and those new
+ * today, whose records follow from their ClassifiedPair (monitor/history-change.ts,
+ * addedActivePair) and are written from it. `pool`: where the buffer comes from
+ * (store/domain-lists.ts, writeDomains).
+ */
+export function encodeActive(
+  pairs: Iterable<ActivePair>,
+  pool?: BufferPool,
+  added: readonly AddedPair[] = [],
+): Buffer {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
+  const carried = list.length;
   return writeDomains(
     FORMAT,
-    list,
-    (p) => p.domainId,
-    (first, out) => {
+    carried + added.length,
+    (i) => (i < carried ? list[i]!.domainId : added[i - carried]!.domainId),
+    (i, out) => {
+      const first = i < carried ? list[i]! : added[i - carried]!;
       out.number(first.domainId);
       out.byte(COMMA);
       out.string(first.domainUrl);
     },
-    (p, out) => {
-      out.string(p.isp);
-      out.next(dayNumber(p.firstSeen));
-      out.next(dayNumber(p.lastSeen));
-      out.next(dayNumber(p.lastNotified));
-      out.next(p.notifiedSeverity === 'critical' ? 1 : 0);
-      out.next(p.quietRuns);
-      out.next(p.baseline);
-      out.next(p.yesterday);
-      out.byte(COMMA);
-      out.cents(Math.round(p.dropPercent * 100));
-      out.next(p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
+    (i, out) => {
+      if (i >= carried) {
+        const p = added[i - carried]!;
+        const day = dayNumber(p.firstSeen);
+        writePair(out, p.isp, day, day, day, p.severity, 0, addedBaseline(p), addedYesterday(p));
+        writeDrop(out, p.dropPercent, 0);
+        return;
+      }
+      const p = list[i]!;
+      writePair(
+        out,
+        p.isp,
+        dayNumber(p.firstSeen),
+        dayNumber(p.lastSeen),
+        dayNumber(p.lastNotified),
+        p.notifiedSeverity,
+        p.quietRuns,
+        p.baseline,
+        p.yesterday,
+      );
+      writeDrop(out, p.dropPercent, p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
     },
     96,
     pool,
   );
+}
+
+/** A pair's values up to its drop (see the format above). */
+function writePair(
+  out: JsonWriter,
+  isp: string,
+  firstSeen: number,
+  lastSeen: number,
+  lastNotified: number,
+  severity: Severity,
+  quietRuns: number,
+  baseline: number,
+  yesterday: number,
+): void {
+  out.string(isp);
+  out.next(firstSeen);
+  out.next(lastSeen);
+  out.next(lastNotified);
+  out.next(severity === 'critical' ? 1 : 0);
+  out.next(quietRuns);
+  out.next(baseline);
+  out.next(yesterday);
+}
+
+/** A pair's last values: its drop (2 decimals) and its quiet day (0: none). */
+function writeDrop(out: JsonWriter, dropPercent: number, quietDay: number): void {
+  out.byte(COMMA);
+  out.cents(Math.round(dropPercent * 100));
+  out.next(quietDay);
 }
 
 function corrupt(detail: string): ThmError {

@@ -20,15 +20,16 @@ export { COMMA };
  * history that are not in it, stored by domain), so the map is touched once per run of items of
  * one domain, not once per item. Any order is still correct.
  */
-export function writeDomains<T>(
+export function writeDomains(
   /** The codec's format: its version is written. */
   format: Pick<StoredFormat, 'version'>,
-  items: readonly T[],
-  domainOf: (item: T) => number,
+  /** Items 0 .. count - 1: a codec may take them from more than one list (by index). */
+  count: number,
+  domainOf: (item: number) => number,
   /** Writes the domain's values before its list: its id, and its URL where the format has one. */
-  head: (first: T, out: JsonWriter) => void,
+  head: (first: number, out: JsonWriter) => void,
   /** Writes one item's values, comma-separated. */
-  values: (item: T, out: JsonWriter) => void,
+  values: (item: number, out: JsonWriter) => void,
   /** Bytes an item takes, about: the first buffer's size. */
   perItem: number,
   /** Where the buffer comes from: a pool (the caller gives it back), or a fresh allocation. */
@@ -37,10 +38,10 @@ export function writeDomains<T>(
   // Each domain's runs of consecutive items, as [start, end) pairs.
   const runsOf = new Map<number, number[]>();
   const order: number[] = [];
-  for (let i = 0; i < items.length;) {
-    const id = domainOf(items[i]!);
+  for (let i = 0; i < count;) {
+    const id = domainOf(i);
     let end = i + 1;
-    while (end < items.length && domainOf(items[end]!) === id) end++;
+    while (end < count && domainOf(end) === id) end++;
     const runs = runsOf.get(id);
     if (runs === undefined) {
       runsOf.set(id, [i, end]);
@@ -48,7 +49,7 @@ export function writeDomains<T>(
     } else runs.push(i, end);
     i = end;
   }
-  const out = new JsonWriter(64 + items.length * perItem, pool);
+  const out = new JsonWriter(64 + count * perItem, pool);
   out.ascii('{"v":');
   out.number(format.version);
   out.ascii(',"d":[');
@@ -56,14 +57,14 @@ export function writeDomains<T>(
     const runs = runsOf.get(order[d]!)!;
     if (d > 0) out.byte(COMMA);
     out.byte(OPEN);
-    head(items[runs[0]!]!, out);
+    head(runs[0]!, out);
     out.byte(COMMA);
     out.byte(OPEN);
     let first = true;
     for (let r = 0; r < runs.length; r += 2) {
       for (let i = runs[r]!; i < runs[r + 1]!; i++) {
         if (!first) out.byte(COMMA);
-        values(items[i]!, out);
+        values(i, out);
         first = false;
       }
     }

@@ -7,6 +7,7 @@ import { latestRuns, type LatestRuns, type RunChoiceFields } from '../monitor/ov
 import { isSilenceActive } from '../monitor/silences.js';
 import type {
   ActivePair,
+  HistoryChange,
   InvoiceSnapshot,
   IsoDate,
   PremiumState,
@@ -118,10 +119,11 @@ export interface RunEffect {
   /** Replace an existing non-failed record of (kind, asOf) instead of answering 'exists'. */
   force?: boolean;
   /**
-   * The history after the run: `upsert` must hold EVERY pair active after the run (as
-   * `Classification.changes` does); the history is rewritten whole from it. Absent: untouched.
+   * The history after the run: `upsert` and `added` must hold EVERY pair active after the run
+   * (as `Classification.changes` does); the history is rewritten whole from them, and the
+   * listed runs from `runs` and `runsStarted` when either is there. Absent: untouched.
    */
-  history?: { upsert: ActivePair[]; remove: string[]; runs?: WatchedRun[] };
+  history?: HistoryChange;
   /** Added to the outbox; an id already there (pending, sent or failed) is not added again. */
   notifications: Notification[];
   /**
@@ -268,8 +270,13 @@ export class RedisStore implements OutboxStore {
       leased.push(bytes);
       return bytes;
     };
-    if (effect.history) set.push(FIELD.active, blob(encodeActive(effect.history.upsert, BLOBS)));
-    if (effect.history?.runs) set.push(FIELD.runs, blob(encodeRuns(effect.history.runs, BLOBS)));
+    const history = effect.history;
+    if (history) {
+      set.push(FIELD.active, blob(encodeActive(history.upsert, BLOBS, history.added)));
+      if (history.runs || history.runsStarted) {
+        set.push(FIELD.runs, blob(encodeRuns(history.runs ?? [], BLOBS, history.runsStarted)));
+      }
+    }
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
     if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
     if (effect.invoiceSnapshot) {

@@ -1,7 +1,8 @@
 import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
-import type { WatchedRun } from '../monitor/types.js';
+import type { IspTrend } from '../api/schemas.js';
+import type { IsoDate, WatchedRun } from '../monitor/types.js';
 import { readDomains, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
 
 /**
@@ -15,15 +16,40 @@ import { readDomains, readItems, writeDomains, type StoredFormat } from './domai
 const VERSION = 1;
 const STRIDE = 7;
 
-/** `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains). */
-export function encodeRuns(runs: Iterable<WatchedRun>, pool?: BufferPool): Buffer {
+/**
+ * `runs` and `started` (HistoryChange, monitor/types.ts): the runs carried over and those that
+ * begin today, one listed day each, written from their entries (monitor/history-change.ts,
+ * startedRun). `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains).
+ */
+export function encodeRuns(
+  runs: Iterable<WatchedRun>,
+  pool?: BufferPool,
+  started?: { asOf: IsoDate; entries: readonly IspTrend[] },
+): Buffer {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
+  const carried = list.length;
+  const entries = started?.entries ?? [];
+  const today = started === undefined ? 0 : dayNumber(started.asOf);
+  const domainOf = (i: number) =>
+    i < carried ? list[i]!.domainId : entries[i - carried]!.network_tracking_domain_id;
   return writeDomains(
     FORMAT,
-    list,
-    (r) => r.domainId,
-    (first, out) => out.number(first.domainId),
-    (r, out) => {
+    carried + entries.length,
+    domainOf,
+    (i, out) => out.number(domainOf(i)),
+    (i, out) => {
+      if (i >= carried) {
+        const e = entries[i - carried]!;
+        out.string(e.isp);
+        out.next(today);
+        out.next(today);
+        out.next(1);
+        out.next(e.yesterday_total_clicks);
+        out.next(e.seven_days_ago_total_clicks);
+        out.next(e.fourteen_days_ago_total_clicks);
+        return;
+      }
+      const r = list[i]!;
       out.string(r.isp);
       out.next(dayNumber(r.since));
       out.next(dayNumber(r.last));

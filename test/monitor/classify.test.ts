@@ -8,8 +8,10 @@ import {
   pairKey,
 } from '../../src/monitor/classify.js';
 import { addDays } from '../../src/dates.js';
+import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
   ActivePair,
+  ClassifiedPair,
   Classification,
   IspTrend,
   PairClass,
@@ -19,6 +21,8 @@ import type {
 import { PAIR_CLASSES } from '../../src/monitor/types.js';
 import type { AlertSettings } from '../../src/config/schema.js';
 import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+
+const keyOf = (p: ClassifiedPair): string => pairKey(p.domainId, p.isp);
 
 const DAY1 = '2026-03-01';
 
@@ -69,15 +73,15 @@ function story(
 }
 
 function applyChanges(history: readonly ActivePair[], result: Classification): ActivePair[] {
-  const next = new Set(result.changes.upsert.map((p) => pairKey(p.domainId, p.isp)));
-  expect(next.size).toBe(result.changes.upsert.length);
+  const next = new Set(historyAfter(result.changes).map((p) => pairKey(p.domainId, p.isp)));
+  expect(next.size).toBe(historyAfter(result.changes).length);
   for (const key of result.changes.remove) expect(next.has(key)).toBe(false);
   // `upsert` is the whole history after the run: nothing of the old history is carried over.
   for (const { domainId, isp } of history) {
     const key = pairKey(domainId, isp);
     expect(next.has(key) || result.changes.remove.includes(key)).toBe(true);
   }
-  return result.changes.upsert;
+  return historyAfter(result.changes);
 }
 
 function classesOf(results: Classification[]): (PairClass | '-')[] {
@@ -470,22 +474,22 @@ describe('classifyPairs: identity of pairs', () => {
     const result = classifyToday([entry(42, isp, WARN)]);
     const pair = result.pairs[0];
     expect(pair?.isp).toBe(isp);
-    expect(parsePairKey(pair!.key)).toEqual({ domainId: 42, isp });
-    expect(result.changes.upsert[0]?.isp).toBe(isp);
+    expect(parsePairKey(keyOf(pair!))).toEqual({ domainId: 42, isp });
+    expect(historyAfter(result.changes)[0]?.isp).toBe(isp);
   });
 
   it('odd ISPs are distinct pairs, and never collide with each other', () => {
     const result = classifyToday(odd.map((isp) => entry(42, isp, WARN)));
-    expect(new Set(result.pairs.map((p) => p.key)).size).toBe(odd.length);
+    expect(new Set(result.pairs.map(keyOf)).size).toBe(odd.length);
   });
 
   it('the same ISP on two domains is two pairs, with separate histories', () => {
     const day1 = classifyToday([entry(1, 'Comcast', WARN), entry(2, 'Comcast', CRIT)]);
-    expect(day1.pairs.map((p) => [p.key, p.severity])).toEqual([
+    expect(day1.pairs.map((p) => [keyOf(p), p.severity])).toEqual([
       ['1:Comcast', 'warning'],
       ['2:Comcast', 'critical'],
     ]);
-    const history = day1.changes.upsert;
+    const history = historyAfter(day1.changes);
     const day2 = classifyPairs({
       asOf: addDays(DAY1, 1),
       entries: [entry(1, 'Comcast', CRIT)],
@@ -493,7 +497,7 @@ describe('classifyPairs: identity of pairs', () => {
       settings: SETTINGS,
       silences: [],
     });
-    const byKey = Object.fromEntries(day2.pairs.map((p) => [p.key, p.class]));
+    const byKey = Object.fromEntries(day2.pairs.map((p) => [keyOf(p), p.class]));
     expect(byKey).toEqual({ '1:Comcast': 'worse', '2:Comcast': 'ongoing' });
   });
 
@@ -551,9 +555,9 @@ describe('classifyPairs: the whole run', () => {
       settings: SETTINGS,
       silences: [silenceFor(9)],
     });
-    const keys = result.pairs.map((p) => p.key);
+    const keys = result.pairs.map(keyOf);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(Object.fromEntries(result.pairs.map((p) => [p.key, p.class]))).toEqual({
+    expect(Object.fromEntries(result.pairs.map((p) => [keyOf(p), p.class]))).toEqual({
       '1:a': 'ongoing',
       '1:b': 'worse',
       '1:c': 'cleared',
@@ -572,13 +576,12 @@ describe('classifyPairs: the whole run', () => {
     });
     expect(result.belowThreshold).toBe(1);
     expect(result.changes.remove.sort()).toEqual(['1:c', '1:d']);
-    expect(result.changes.upsert.map((p) => pairKey(p.domainId, p.isp)).sort()).toEqual([
-      '1:a',
-      '1:b',
-      '1:n',
-      '9:s1',
-    ]);
-    expect(result.pairs.find((p) => p.key === '9:s2')?.silenceId).toBe('abcd1234');
+    expect(
+      historyAfter(result.changes)
+        .map((p) => pairKey(p.domainId, p.isp))
+        .sort(),
+    ).toEqual(['1:a', '1:b', '1:n', '9:s1']);
+    expect(result.pairs.find((p) => keyOf(p) === '9:s2')?.silenceId).toBe('abcd1234');
   });
 
   it('does not modify the history it was given', () => {
@@ -599,11 +602,13 @@ describe('classifyPairs: the whole run', () => {
     const input = { entries: [], settings: SETTINGS, silences: [] };
     const one = classifyPairs({ ...input, asOf: addDays(DAY1, 1), active });
     expect(one.counts.ongoing).toBe(3);
-    expect(one.changes.upsert).toHaveLength(3);
-    const after = one.changes.upsert;
+    expect(historyAfter(one.changes)).toHaveLength(3);
+    const after = historyAfter(one.changes);
     const two = classifyPairs({ ...input, asOf: addDays(DAY1, 2), active: after });
     expect(two.counts.cleared).toBe(3);
-    expect(two.changes).toEqual({ upsert: [], remove: ['1:a', '1:b', '2:c'], runs: [] });
+    expect(historyAfter(two.changes)).toEqual([]);
+    expect(two.changes.remove).toEqual(['1:a', '1:b', '2:c']);
+    expect(runsAfter(two.changes)).toEqual([]);
   });
 
   it('notifyCleared does not change the classification; it only decides the e-mail', () => {
@@ -689,7 +694,7 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
         settings: SETTINGS,
         silences: [],
       });
-      active = last.changes.upsert;
+      active = historyAfter(last.changes);
     });
     expect(last?.pairs[0]?.class).toBe('cleared');
     expect(last?.pairs[0]?.mayStillBeDepressed).toBe(flag);
@@ -812,7 +817,7 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
     const late = second.pairs.find((p) => p.isp === 'late');
     expect(late).toMatchObject({ class: 'ongoing', alertable: true });
     expect(second.counts).toMatchObject({ new: 0, ongoing: 7 });
-    expect(second.changes.upsert.map((p) => p.isp)).toContain('late');
+    expect(historyAfter(second.changes).map((p) => p.isp)).toContain('late');
   });
 
   it('a run, which lists no ongoing pairs, counts it and lists nothing', () => {
@@ -861,7 +866,7 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
         runs: thread ? runs : [],
       });
       results.push(result);
-      runs = result.changes.runs ?? [];
+      runs = runsAfter(result.changes) ?? [];
     }
     return results;
   }
@@ -869,7 +874,7 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
   it('is new on the third day in a row, marked steady, with its run', () => {
     const results = threeDays(true);
     expect(results.map((r) => r.pairs[0]?.class ?? '-')).toEqual(['-', '-', 'new']);
-    expect(results[0]?.changes.runs).toEqual([
+    expect(runsAfter(results[0]!.changes)).toEqual([
       expect.objectContaining({ isp: ISP, days: 1, clicks: 90, d7: 120, d14: 120 }),
     ]);
     expect(results[2]?.pairs[0]).toMatchObject({
@@ -903,7 +908,7 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
         },
       ],
     });
-    expect(result.changes.runs).toEqual([]);
+    expect(runsAfter(result.changes)).toEqual([]);
   });
 });
 
@@ -949,13 +954,13 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
       });
       history = applyChanges(history, result);
       if (memory) {
-        runs = result.changes.runs ?? [];
+        runs = runsAfter(result.changes) ?? [];
       }
       return result;
     });
   }
   const classes = (results: Classification[]) =>
-    results.map((r) => r.pairs.find((p) => p.key === KEY)?.class ?? '-');
+    results.map((r) => r.pairs.find((p) => keyOf(p) === KEY)?.class ?? '-');
 
   const table: { name: string; states: HeldState[]; expected: (PairClass | '-')[] }[] = [
     {
@@ -1027,14 +1032,14 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
 
   it('a held run is not a quiet run: the history is unchanged and the run is kept', () => {
     const results = heldStory(['warn', 'warn', 'warn', 'quieter', 'quieter']);
-    const held = results[3]?.pairs.find((p) => p.key === KEY);
+    const held = results[3]?.pairs.find((p) => keyOf(p) === KEY);
     expect(held).toMatchObject({ class: 'ongoing', alertable: false, quietRuns: 0 });
-    const after = results[4]?.changes;
-    expect(after?.upsert.find((p) => p.isp === ISP)).toMatchObject({
+    const after = results[4]!.changes;
+    expect(historyAfter(after).find((p) => p.isp === ISP)).toMatchObject({
       lastSeen: addDays(DAY1, 2),
       quietRuns: 0,
     });
-    expect(after?.runs?.find((r) => r.isp === ISP)).toMatchObject({
+    expect(runsAfter(after)?.find((r) => r.isp === ISP)).toMatchObject({
       since: DAY1,
       last: addDays(DAY1, 2),
       days: 3,
@@ -1043,10 +1048,12 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
 
   it('a critical pair within the margin stays notified as a warning', () => {
     const results = heldStory(['warn', 'edge']);
-    expect(results[1]?.pairs.find((p) => p.key === KEY)).toMatchObject({
+    expect(results[1]?.pairs.find((p) => keyOf(p) === KEY)).toMatchObject({
       class: 'ongoing',
       severity: 'critical',
     });
-    expect(results[1]?.changes.upsert.find((p) => p.isp === ISP)?.notifiedSeverity).toBe('warning');
+    expect(historyAfter(results[1]!.changes).find((p) => p.isp === ISP)?.notifiedSeverity).toBe(
+      'warning',
+    );
   });
 });

@@ -9,7 +9,8 @@ import {
   type DecisionState,
   type DecidedNotification,
 } from '../../src/monitor/decide.js';
-import { pairKey } from '../../src/monitor/pair-key.js';
+import { pairKey, parsePairKey } from '../../src/monitor/pair-key.js';
+import { historyAfter } from '../../src/monitor/history-change.js';
 import type {
   Classification,
   ClassifiedPair,
@@ -170,7 +171,11 @@ describe('decideTrafficRun: pairs and the alert', () => {
       entries,
     );
     expect(decision.run).toMatchObject({ outcome: 'ok', pairsListed: 2, runs: 1 });
-    expect(decision.history?.upsert.map((p) => p.isp).sort()).toEqual(['Comcast', 'Verizon']);
+    expect(
+      historyAfter(decision.history!)
+        .map((p) => p.isp)
+        .sort(),
+    ).toEqual(['Comcast', 'Verizon']);
     const alerts = decision.notifications.filter((n) => n.kind === 'alert');
     expect(alerts.map((a) => a.events)).toEqual(carried.length ? [carried] : []);
     expect(decision.sentEvents).toEqual(carried.length ? carried : undefined);
@@ -225,9 +230,7 @@ describe('decideInvoiceSnapshot', () => {
 });
 
 const pair = (key: string, cls: ClassifiedPair['class']): ClassifiedPair => ({
-  key,
-  domainId: 1,
-  isp: key,
+  ...parsePairKey(key),
   domainUrl: 'https://d.example',
   class: cls,
   alertable: true,
@@ -268,7 +271,7 @@ describe('withoutSentEvents: a forced re-run never e-mails a pair event twice', 
       classification,
       new Set(['new|1:a', 'cleared|1:c', 'worse|1:x']),
     );
-    expect(result.pairs.map((p) => [p.key, p.class])).toEqual([
+    expect(result.pairs.map((p) => [pairKey(p.domainId, p.isp), p.class])).toEqual([
       ['1:a', 'ongoing'],
       ['1:b', 'worse'],
       ['1:c', 'ongoing'],

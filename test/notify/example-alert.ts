@@ -64,7 +64,6 @@ export function examplePair(spec: ExamplePairSpec): ClassifiedPair {
     (spec.clicks ? Math.round((1 - spec.clicks[0] / Math.max(1, spec.clicks[1])) * 1000) / 10 : 0);
   const baseline = spec.clicks?.[1] ?? 0;
   const pair: ClassifiedPair = {
-    key: `${spec.domainId}|${spec.isp}`,
     domainId: spec.domainId,
     isp: spec.isp,
     domainUrl: spec.domainUrl,

@@ -2,6 +2,7 @@ import { pairKey } from '../../src/monitor/pair-key.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
+import { historyAfter } from '../../src/monitor/history-change.js';
 import { latestRuns } from '../../src/monitor/overdue.js';
 import { addDays } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
@@ -47,7 +48,7 @@ function history(n: number, asOf = DAY): ActivePair[] {
     settings: SETTINGS,
     silences: [],
   });
-  return result.changes.upsert;
+  return historyAfter(result.changes);
 }
 
 function effect(over: Partial<RunEffect> = {}): RunEffect {
@@ -926,7 +927,9 @@ describe('RedisStore: targets P2 (commands per run) and P4 (memory per pair)', (
           run: runRecord(asOf, { counts: classification.counts, pairsListed: n }),
           history: classification.changes,
           notifications: [notification(`alert-${asOf}`)],
-          sentEvents: [`worse|${classification.pairs[0]?.key}`],
+          sentEvents: [
+            `worse|${pairKey(classification.pairs[0]!.domainId, classification.pairs[0]!.isp)}`,
+          ],
           premium: { hasPremium: true, checkedAt: 1, since: 1 },
         }),
       );
