@@ -214,22 +214,23 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
   const matchSilence = silenceMatcher(input.silences);
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
-  const upsert: ActivePair[] = [];
+  // The history after the run and the runs carried over: sized for the most they can hold (each
+  // holds at most one of each pair before the run, plus the runs that begin for them) and cut
+  // to length at the end, not grown item by item: at 50,000 pairs the arrays a push leaves
+  // behind were ~1.6 MiB of garbage a run (target P6, docs/performance.md).
+  const upsert = new Array<ActivePair>(input.active.length);
+  let upserted = 0;
   const remove: string[] = [];
   const domains = new DomainRollupBuilder();
   let belowThreshold = 0;
   let duplicates = 0;
-  /**
-   * Pairs classified new (only today's entries are): the pairs added to the history, and those
-   * that may join a recent report (joinReported).
-   */
-  const fresh: AddedPair[] = [];
   /** By domain, then by firstSeen: how many of its pairs first seen that day are still alertable. */
   const reported = new Map<number, Map<IsoDate, number>>();
   /** The measure of the entry at hand and its step, refilled per pair (none is kept). */
   const today: PairMeasure = emptyMeasure();
   const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
-  const runs: WatchedRun[] = [];
+  const runs = new Array<WatchedRun>(input.runs?.length ?? 0);
+  let kept = 0;
   const runsStarted: IspTrend[] = [];
   /** extendRun's input, refilled per entry (it reads it, never keeps it). */
   const clicks = { yesterday: 0, d7: 0, d14: 0 };
@@ -250,7 +251,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     yesterday: number,
   ): boolean => {
     const pairClass = step.pairClass;
-    if (step.next !== undefined) upsert.push(step.next);
+    if (step.next !== undefined) upsert[upserted++] = step.next;
     else if (prev !== undefined) remove.push(pairKey(domainId, isp));
     counts[pairClass]++;
     if (
@@ -269,10 +270,6 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     }
     domains.add(domainId, domainUrl, pairClass, alertable, baseline, yesterday);
     return listOngoing || pairClass !== 'ongoing';
-  };
-  const list = (pair: ClassifiedPair): void => {
-    pairs.push(pair);
-    if (pair.class === 'new') fresh.push(pair as AddedPair);
   };
 
   for (let e = 0; e < entries.length; e++) {
@@ -302,7 +299,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       runsStarted.push(entry);
     } else {
       run = extendRun(watched, domainId, isp, asOf, clicks, today.significance, inPlace);
-      if (run !== undefined) runs.push(run);
+      if (run !== undefined) runs[kept++] = run;
     }
     if (prev !== undefined) today.alertable = today.sustained;
     const steady = !today.alertable && isSteadyDecline(run, today, settings);
@@ -355,7 +352,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
     }
     if (silence !== undefined) pair.silenceId = silence.id;
-    list(pair);
+    pairs.push(pair);
   }
 
   const day30Share = day30.share();
@@ -370,7 +367,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       ? stepHeld(stepped, prev, silenced)
       : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
     if (step.next !== undefined && watchedRun !== undefined && keepsRunUnlisted(watchedRun, asOf)) {
-      runs.push(watchedRun);
+      runs[kept++] = watchedRun;
     }
     const listed = record(
       prev,
@@ -398,21 +395,40 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     };
     if (step.pairClass === 'cleared') pair.mayStillBeDepressed = depressedAfterClear(prev);
     if (silence !== undefined) pair.silenceId = silence.id;
-    list(pair);
+    pairs.push(pair);
   }
 
+  upsert.length = upserted;
+  runs.length = kept;
+  const added = newPairs(pairs, counts.new);
   const rollup = domains.build();
-  const joined = joinReported(fresh, reported, rollup, counts);
+  const joined = joinReported(added, reported, rollup, counts);
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.
     pairs: joined > 0 && !listOngoing ? pairs.filter((p) => p.class !== 'ongoing') : pairs,
     counts,
     domains: rollup,
-    changes: { upsert, added: fresh, remove, runs, runsStarted: { asOf, entries: runsStarted } },
+    changes: { upsert, added, remove, runs, runsStarted: { asOf, entries: runsStarted } },
     belowThreshold,
     duplicates,
   };
+}
+
+/**
+ * The pairs classified new (only today's entries are), `count` of them: the pairs added to the
+ * history, and those that may join a recent report (joinReported). Gathered at the end, in an
+ * array of their number.
+ */
+function newPairs(pairs: readonly ClassifiedPair[], count: number): AddedPair[] {
+  const added = new Array<AddedPair>(count);
+  let at = 0;
+  for (let i = 0; i < pairs.length && at < count; i++) {
+    const pair = pairs[i]!;
+    if (pair.class === 'new') added[at++] = pair as AddedPair;
+  }
+  added.length = at;
+  return added;
 }
 
 /** How recent a domain's outage must be for an ISP to join its report (as-of days). */

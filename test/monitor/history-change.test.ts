@@ -152,8 +152,9 @@ describe('what begins in a run (HistoryChange: added, runsStarted)', () => {
 
 describe('pairEvent', () => {
   it('is the class, a bar, and the pair key, for any ISP and domain id', () => {
-    const isps = ['Comcast', 'a:b:c', '', 'Ünïcödé 🚀', 'x|y', '  spaced  '];
-    for (const domainId of [0, 7, 123456, 2 ** 31, 2 ** 53 - 1, -4]) {
+    // Latin-1 and beyond (made another way), longer than the event buffer, odd ids.
+    const isps = ['Comcast', 'a:b:c', '', 'Télé2 ÿ', 'Ünïcödé 🚀', 'x|y', '  ', 'L'.repeat(5000)];
+    for (const domainId of [0, 7, 123456, 2 ** 31, 2 ** 53 - 1, 2 ** 53, -4, 1.5, Number.NaN]) {
       for (const isp of isps) {
         for (const pairClass of ['new', 'worse', 'reminder', 'cleared']) {
           expect(pairEvent(pairClass, domainId, isp)).toBe(
