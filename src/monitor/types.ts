@@ -193,7 +193,11 @@ export interface ClassifiedPair {
   mayStillBeDepressed?: boolean;
   /** The id of the silence that matched (class silenced). */
   silenceId?: string;
-  /** Its listed run up to today, when it is in one (monitor/runs.ts). */
+  /**
+   * Its listed run up to today, when it is in one (monitor/runs.ts); none for a pair new to the
+   * history whose run begins today (HistoryChange.runsStarted: a run of one day, which nothing
+   * shows or decides by).
+   */
   run?: ListedRun;
   /** Alertable only as a steady decline (its run's evidence, not today's alone). */
   steady?: boolean;
