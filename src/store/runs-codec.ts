@@ -2,6 +2,7 @@ import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber, isoDateOfDay } from '../dates.js';
 import type { IspTrend } from '../api/schemas.js';
+import type { JsonWriter } from '../json-writer.js';
 import type { IsoDate, WatchedRun } from '../monitor/types.js';
 import { readDomains, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
 
@@ -40,27 +41,45 @@ export function encodeRuns(
     (i, out) => {
       if (i >= carried) {
         const e = entries[i - carried]!;
-        out.string(e.isp);
-        out.next(today);
-        out.next(today);
-        out.next(1);
-        out.next(e.yesterday_total_clicks);
-        out.next(e.seven_days_ago_total_clicks);
-        out.next(e.fourteen_days_ago_total_clicks);
+        // A run of one listed day, as extendRun begins it (monitor/history-change.ts, startedRun).
+        writeRun(
+          out,
+          e.isp,
+          today,
+          today,
+          1,
+          e.yesterday_total_clicks,
+          e.seven_days_ago_total_clicks,
+          e.fourteen_days_ago_total_clicks,
+        );
         return;
       }
       const r = list[i]!;
-      out.string(r.isp);
-      out.next(dayNumber(r.since));
-      out.next(dayNumber(r.last));
-      out.next(r.days);
-      out.next(r.clicks);
-      out.next(r.d7);
-      out.next(r.d14);
+      writeRun(out, r.isp, dayNumber(r.since), dayNumber(r.last), r.days, r.clicks, r.d7, r.d14);
     },
     64,
     pool,
   );
+}
+
+/** A run's values (see the format above). */
+function writeRun(
+  out: JsonWriter,
+  isp: string,
+  since: number,
+  last: number,
+  days: number,
+  clicks: number,
+  d7: number,
+  d14: number,
+): void {
+  out.string(isp);
+  out.next(since);
+  out.next(last);
+  out.next(days);
+  out.next(clicks);
+  out.next(d7);
+  out.next(d14);
 }
 
 function corrupt(detail: string): ThmError {
