@@ -24,32 +24,21 @@ export function pairEvent(pairClass: string, domainId: number, isp: string): str
 
 /**
  * The event as one string of its exact size, made from its Latin-1 bytes; undefined when it has
- * a character above U+00FF (or an id that is not a whole number, or is too long for the buffer).
- * A concatenation is a string over its parts, and sorting the events (notificationId) made a
- * flat copy of each; `Array.prototype.join` makes a flat one, with a temporary of its own. At
- * 50,000 pairs: ~40 bytes an event, against ~96 joined and ~137 concatenated and sorted, in
- * about the time of either (target P6, docs/performance.md).
+ * a character above U+00FF, or is too long for the buffer. A concatenation is a string over its
+ * parts, and sorting the events (notificationId) made a flat copy of each; `Array.prototype.join`
+ * makes a flat one, with a temporary of its own. At 50,000 pairs: ~40 bytes an event, against
+ * ~96 joined and ~137 concatenated and sorted, in about the time of either (target P6,
+ * docs/performance.md). The id's text is `String`'s, as in pairKey (a domain's comes from V8's
+ * cache of number strings after its first pair).
  */
 function latin1Event(pairClass: string, domainId: number, isp: string): string | undefined {
-  if (!Number.isSafeInteger(domainId) || domainId < 0) return undefined;
+  const id = String(domainId);
   const bytes = EVENT_BYTES;
-  // The bar, at most 16 digits and the colon: 18 bytes.
-  if (pairClass.length + isp.length + 18 > bytes.length) return undefined;
+  if (pairClass.length + id.length + isp.length + 2 > bytes.length) return undefined;
   let n = latin1Into(bytes, 0, pairClass);
   if (n < 0) return undefined;
   bytes[n++] = BAR;
-  const first = n;
-  let rest = domainId;
-  do {
-    const digit = rest % 10;
-    bytes[n++] = DIGIT_0 + digit;
-    rest = (rest - digit) / 10;
-  } while (rest > 0);
-  for (let a = first, b = n - 1; a < b; a++, b--) {
-    const swap = bytes[a]!;
-    bytes[a] = bytes[b]!;
-    bytes[b] = swap;
-  }
+  n = latin1Into(bytes, n, id);
   bytes[n++] = COLON;
   n = latin1Into(bytes, n, isp);
   return n < 0 ? undefined : bytes.toString('latin1', 0, n);
@@ -70,4 +59,3 @@ function latin1Into(bytes: Buffer, at: number, text: string): number {
 const EVENT_BYTES = Buffer.allocUnsafe(1024);
 const BAR = 0x7c;
 const COLON = 0x3a;
-const DIGIT_0 = 0x30;
