@@ -1,24 +1,28 @@
 import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
-import { dayNumber, isoDateOfDay } from '../dates.js';
-import type { JsonWriter } from '../json-writer.js';
+import { dayNumber } from '../dates.js';
 import { addedBaseline, addedYesterday } from '../monitor/history-change.js';
 import type { ActivePair, AddedPair, Severity } from '../monitor/types.js';
-import { COMMA, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
+import {
+  readItems,
+  storedDate,
+  writeDomains,
+  type ItemWriter,
+  type StoredFormat,
+} from './domain-lists.js';
 
 /**
  * The active pairs of one network as ONE blob (one hash field), so that a run reads and
  * writes its whole history in one command however many pairs there are (target P2, docs/performance.md), and each
  * pair costs only its own bytes (target P4).
  *
- * Format (JSON, version 1): {"v":1,"d":[[domainId,"domainUrl",[...pairs]],...]} where a
- * domain's URL is stored once and its pairs are flattened, STRIDE values each:
+ * Format (store/domain-lists.ts): a domain's id and URL once, then its pairs, STRIDE values each:
  *   isp, firstSeen, lastSeen, lastNotified (day numbers), severity (1 critical, 0 warning),
- *   quietRuns, baseline, yesterday, dropPercent (2 decimals), quietAsOf (day number, 0: none)
- * JSON because the ISP string is arbitrary text and JSON.parse/stringify are native and fast.
+ *   quietRuns, baseline, yesterday, dropPercent (2 decimals: stored in hundredths),
+ *   quietAsOf (day number, 0: none)
  */
-const VERSION = 1;
 const STRIDE = 10;
+const DROP = 8;
 
 /**
  * `pairs` and `added` (HistoryChange, monitor/types.ts): the pairs carried over and those new
@@ -37,12 +41,7 @@ export function encodeActive(
     FORMAT,
     carried + added.length,
     (i) => (i < carried ? list[i]!.domainId : added[i - carried]!.domainId),
-    (i, out) => {
-      const first = i < carried ? list[i]! : added[i - carried]!;
-      out.number(first.domainId);
-      out.byte(COMMA);
-      out.string(first.domainUrl);
-    },
+    (i) => (i < carried ? list[i]!.domainUrl : added[i - carried]!.domainUrl),
     (i, out) => {
       if (i >= carried) {
         const p = added[i - carried]!;
@@ -65,14 +64,14 @@ export function encodeActive(
       );
       writeDrop(out, p.dropPercent, p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
     },
-    96,
+    32,
     pool,
   );
 }
 
 /** A pair's values up to its drop (see the format above). */
 function writePair(
-  out: JsonWriter,
+  out: ItemWriter,
   isp: string,
   firstSeen: number,
   lastSeen: number,
@@ -82,21 +81,20 @@ function writePair(
   baseline: number,
   yesterday: number,
 ): void {
-  out.string(isp);
-  out.next(firstSeen);
-  out.next(lastSeen);
-  out.next(lastNotified);
-  out.next(severity === 'critical' ? 1 : 0);
-  out.next(quietRuns);
-  out.next(baseline);
-  out.next(yesterday);
+  out.isp(isp);
+  out.number(firstSeen);
+  out.number(lastSeen);
+  out.number(lastNotified);
+  out.number(severity === 'critical' ? 1 : 0);
+  out.number(quietRuns);
+  out.number(baseline);
+  out.number(yesterday);
 }
 
-/** A pair's last values: its drop (2 decimals) and its quiet day (0: none). */
-function writeDrop(out: JsonWriter, dropPercent: number, quietDay: number): void {
-  out.byte(COMMA);
-  out.cents(Math.round(dropPercent * 100));
-  out.next(quietDay);
+/** A pair's last values: its drop (in hundredths) and its quiet day (0: none). */
+function writeDrop(out: ItemWriter, dropPercent: number, quietDay: number): void {
+  out.number(Math.round(dropPercent * 100));
+  out.number(quietDay);
 }
 
 function corrupt(detail: string): ThmError {
@@ -104,9 +102,9 @@ function corrupt(detail: string): ThmError {
 }
 
 const FORMAT: StoredFormat = {
-  version: VERSION,
   stride: STRIDE,
   withUrl: true,
+  cents: DROP,
   list: 'pair list',
   corrupt,
 };
@@ -116,7 +114,7 @@ const FORMAT: StoredFormat = {
  * that looks pairs up (classification) indexes them by domain id and ISP itself, and a Map by
  * pairKey cost 10,000 concatenated keys hashed once for nothing (target P1, docs/performance.md).
  * Each pair is stored once: `encodeActive` writes the history of one classification. The blob
- * as Redis returns it (a Buffer) is read without making its text (store/domain-lists.ts).
+ * is read from the bytes Redis returns (store/domain-lists.ts).
  */
 export function decodeActive(blob: string | Buffer | null | undefined): ActivePair[] {
   return readItems(blob, FORMAT, (domainId, domainUrl, values, i): ActivePair => {
@@ -125,16 +123,16 @@ export function decodeActive(blob: string | Buffer | null | undefined): ActivePa
       domainId,
       isp: values[i] as string,
       domainUrl,
-      firstSeen: isoDateOfDay(values[i + 1] as number),
-      lastSeen: isoDateOfDay(values[i + 2] as number),
-      lastNotified: isoDateOfDay(values[i + 3] as number),
+      firstSeen: storedDate(values[i + 1] as number, FORMAT),
+      lastSeen: storedDate(values[i + 2] as number, FORMAT),
+      lastNotified: storedDate(values[i + 3] as number, FORMAT),
       notifiedSeverity: values[i + 4] === 1 ? 'critical' : 'warning',
       quietRuns: values[i + 5] as number,
       baseline: values[i + 6] as number,
       yesterday: values[i + 7] as number,
-      dropPercent: values[i + 8] as number,
+      dropPercent: values[i + DROP] as number,
       // Always present (undefined: none), so that every decoded pair has one shape.
-      quietAsOf: quietDay === 0 ? undefined : isoDateOfDay(quietDay),
+      quietAsOf: quietDay === 0 ? undefined : storedDate(quietDay, FORMAT),
     };
   });
 }
@@ -144,5 +142,5 @@ export function decodeActive(blob: string | Buffer | null | undefined): ActivePa
  * what `thm status` and the metrics count by severity (target P7, docs/performance.md).
  */
 export function activeDropPercents(blob: string | Buffer | null | undefined): number[] {
-  return readItems(blob, FORMAT, (_domainId, _url, values, i) => values[i + 8] as number);
+  return readItems(blob, FORMAT, (_domainId, _url, values, i) => values[i + DROP] as number);
 }

@@ -1,20 +1,25 @@
 import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
-import { dayNumber, isoDateOfDay } from '../dates.js';
+import { dayNumber } from '../dates.js';
 import type { IspTrend } from '../api/schemas.js';
-import type { JsonWriter } from '../json-writer.js';
 import type { IsoDate, WatchedRun } from '../monitor/types.js';
-import { readDomains, readItems, writeDomains, type StoredFormat } from './domain-lists.js';
+import {
+  readDomains,
+  readItems,
+  storedDate,
+  writeDomains,
+  type ItemWriter,
+  type StoredFormat,
+} from './domain-lists.js';
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
  * active pairs, read and written in the same command as they are (target P2). Only pairs in
  * today's list with some evidence of a drop have one, so it stays small (target P4).
  *
- * Format (JSON, version 1): {"v":1,"d":[[domainId,[...runs]],...]}, a domain's runs flattened,
- * STRIDE values each: isp, since, last (day numbers), days, clicks, d7, d14.
+ * Format (store/domain-lists.ts): a domain's id once, then its runs, STRIDE values each:
+ *   isp, since, last (day numbers), days, clicks, d7, d14.
  */
-const VERSION = 1;
 const STRIDE = 7;
 
 /**
@@ -37,7 +42,7 @@ export function encodeRuns(
     FORMAT,
     carried + entries.length,
     domainOf,
-    (i, out) => out.number(domainOf(i)),
+    () => '',
     (i, out) => {
       if (i >= carried) {
         const e = entries[i - carried]!;
@@ -57,14 +62,14 @@ export function encodeRuns(
       const r = list[i]!;
       writeRun(out, r.isp, dayNumber(r.since), dayNumber(r.last), r.days, r.clicks, r.d7, r.d14);
     },
-    64,
+    24,
     pool,
   );
 }
 
 /** A run's values (see the format above). */
 function writeRun(
-  out: JsonWriter,
+  out: ItemWriter,
   isp: string,
   since: number,
   last: number,
@@ -73,13 +78,13 @@ function writeRun(
   d7: number,
   d14: number,
 ): void {
-  out.string(isp);
-  out.next(since);
-  out.next(last);
-  out.next(days);
-  out.next(clicks);
-  out.next(d7);
-  out.next(d14);
+  out.isp(isp);
+  out.number(since);
+  out.number(last);
+  out.number(days);
+  out.number(clicks);
+  out.number(d7);
+  out.number(d14);
 }
 
 function corrupt(detail: string): ThmError {
@@ -87,7 +92,6 @@ function corrupt(detail: string): ThmError {
 }
 
 const FORMAT: StoredFormat = {
-  version: VERSION,
   stride: STRIDE,
   withUrl: false,
   list: 'run list',
@@ -99,8 +103,8 @@ export function decodeRuns(blob: string | Buffer | null | undefined): WatchedRun
   return readItems(blob, FORMAT, (domainId, _url, values, i) => ({
     domainId,
     isp: values[i] as string,
-    since: isoDateOfDay(values[i + 1] as number),
-    last: isoDateOfDay(values[i + 2] as number),
+    since: storedDate(values[i + 1] as number, FORMAT),
+    last: storedDate(values[i + 2] as number, FORMAT),
     days: values[i + 3] as number,
     clicks: values[i + 4] as number,
     d7: values[i + 5] as number,
@@ -110,7 +114,5 @@ export function decodeRuns(blob: string | Buffer | null | undefined): WatchedRun
 
 /** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`; target P7). */
 export function checkRuns(blob: string | Buffer | null | undefined): void {
-  readDomains(blob, FORMAT, NO_SINK);
+  readDomains(blob, FORMAT, () => {});
 }
-
-const NO_SINK = { begin: () => {}, item: () => {} };

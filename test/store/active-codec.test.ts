@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ActivePair } from '../../src/monitor/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
 import { dayNumber } from '../../src/dates.js';
-
-/** The blob as text, as Redis hands it back. */
-const encoded = (pairs: ActivePair[]): string => encodeActive(pairs).toString('utf8');
 
 function pair(over: Partial<ActivePair>): ActivePair {
   return {
@@ -23,12 +20,19 @@ function pair(over: Partial<ActivePair>): ActivePair {
   };
 }
 
+/** Numbers of every kind: integers of each size and sign, beyond 2^40 and the safe integers, fractions, NaN, infinities. */
 const NUMBERS = [
   0,
-  -0,
   7,
   -5,
+  127,
+  128,
   1234567,
+  2 ** 28,
+  -(2 ** 28),
+  2 ** 40,
+  2 ** 40 + 1,
+  -(2 ** 40) - 1,
   1e15,
   2 ** 53 + 2,
   1e21,
@@ -36,7 +40,52 @@ const NUMBERS = [
   -1.5e-7,
   Number.NaN,
   Infinity,
+  -Infinity,
 ];
+
+/** Strings of every kind: escapes, control characters, astral, lone surrogates, long, empty. */
+const STRINGS = [
+  'a "q" \\ b',
+  'tab\there',
+  '\u0000\u001f',
+  'Ünïcödé 🚀',
+  'lone \ud800 high',
+  'lone \udfff low',
+  '',
+  '</script>',
+  'x'.repeat(63),
+  'y'.repeat(64),
+  'é'.repeat(300),
+];
+
+/** A pair as a version-1 blob (JSON, written by earlier versions) held it. */
+const v1Values = (x: ActivePair) => [
+  x.isp,
+  dayNumber(x.firstSeen),
+  dayNumber(x.lastSeen),
+  dayNumber(x.lastNotified),
+  x.notifiedSeverity === 'critical' ? 1 : 0,
+  x.quietRuns,
+  x.baseline,
+  x.yesterday,
+  Math.round(x.dropPercent * 100) / 100,
+  x.quietAsOf === undefined ? 0 : dayNumber(x.quietAsOf),
+];
+
+/** Whether decoding `blob` throws the active codec's THM_STORE error (and nothing else). */
+function refused(blob: Buffer): boolean {
+  try {
+    decodeActive(blob);
+    activeDropPercents(blob);
+    return false;
+  } catch (error) {
+    expect(error).toMatchObject({
+      code: 'THM_STORE',
+      message: expect.stringMatching(/^stored active pairs are unreadable \(.+\)$/),
+    });
+    return true;
+  }
+}
 
 describe('active pair codec', () => {
   it('round-trips every field, odd ISP strings included', () => {
@@ -52,74 +101,69 @@ describe('active pair codec', () => {
       }),
       pair({ isp: '', domainId: -3, domainUrl: '' }),
     ];
-    const decoded = decodeActive(encoded(pairs));
+    const decoded = decodeActive(encodeActive(pairs));
     // Grouped by domain, each domain's pairs in their order (here already so).
     expect(decoded).toEqual(pairs);
-    // As bytes, as the store reads it.
-    expect(decodeActive(encodeActive(pairs))).toEqual(pairs);
   });
 
-  it('writes the bytes JSON.stringify writes for the same value, escapes and all', () => {
-    const odd = [
-      'a "q" \\ b',
-      'tab\there',
-      '\u0000\u001f',
-      'Ünïcödé 🚀',
-      'lone \ud800 high',
-      'lone \udfff low',
-      '',
-      '</script>',
-    ];
-    const pairs = odd.map((isp, i) =>
+  it('reads back every number and string as written: any double, any string', () => {
+    const pairs = STRINGS.map((isp, i) =>
+      pair({
+        isp,
+        domainId: NUMBERS[i % NUMBERS.length]!,
+        domainUrl: STRINGS[(i + 1) % STRINGS.length]!,
+        dropPercent: i * 7.777,
+        baseline: NUMBERS[i % NUMBERS.length]!,
+        yesterday: NUMBERS[(i + 5) % NUMBERS.length]!,
+        quietRuns: NUMBERS[(i + 9) % NUMBERS.length]!,
+      }),
+    );
+    // Each domain once (ids are unique here), so the order is the written one.
+    const decoded = decodeActive(encodeActive(pairs));
+    expect(decoded).toEqual(
+      pairs.map((p) => ({ ...p, dropPercent: Math.round(p.dropPercent * 100) / 100 })),
+    );
+    // -0 is written as an integer, and reads back as 0 (as JSON wrote it).
+    const [zero] = decodeActive(encodeActive([pair({ baseline: -0 })]));
+    expect(Object.is(zero!.baseline, 0)).toBe(true);
+    // Larger than the buffer first allocated.
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      pair({ isp: `isp ${i} ${'é'.repeat(i % 40)}`, baseline: i * 1013 }),
+    );
+    expect(decodeActive(encodeActive(many))).toEqual(many);
+  });
+
+  it('reads a version-1 blob (JSON, as earlier versions wrote it), as text or bytes', () => {
+    const pairs = STRINGS.map((isp, i) =>
       pair({
         isp,
         domainId: i % 3,
         domainUrl: `https://d${i % 3}.example/"x"`,
         dropPercent: i * 7.777,
-        // Numbers JSON writes in every way: integers of each size and sign, -0, beyond the safe
-        // integers, with an exponent, fractions, and what it writes as null.
-        baseline: NUMBERS[i % NUMBERS.length]!,
-        yesterday: NUMBERS[(i + 3) % NUMBERS.length]!,
-        quietRuns: NUMBERS[(i + 4) % NUMBERS.length]!,
+        baseline: i * 1000,
+        quietRuns: i % 2,
+        quietAsOf: i % 2 ? '2026-03-02' : undefined,
       }),
     );
-    const p = (x: ActivePair) => [
-      x.isp,
-      dayNumber(x.firstSeen),
-      dayNumber(x.lastSeen),
-      dayNumber(x.lastNotified),
-      x.notifiedSeverity === 'critical' ? 1 : 0,
-      x.quietRuns,
-      x.baseline,
-      x.yesterday,
-      Math.round(x.dropPercent * 100) / 100,
-      x.quietAsOf === undefined ? 0 : dayNumber(x.quietAsOf),
-    ];
-    const byDomain = [0, 1, 2].map((d) => [
-      d,
-      `https://d${d}.example/"x"`,
-      pairs.filter((x) => x.domainId === d).flatMap(p),
-    ]);
-    expect(encoded(pairs)).toBe(JSON.stringify({ v: 1, d: byDomain }));
-    expect(encoded([])).toBe(JSON.stringify({ v: 1, d: [] }));
-    // Read back from its bytes, escapes, exponents and nulls (refused) alike, as from its text.
-    const finite = pairs.filter((x) => Number.isFinite(x.baseline + x.yesterday + x.quietRuns));
-    expect(decodeActive(encodeActive(finite))).toEqual(decodeActive(encoded(finite)));
-    expect(() => decodeActive(encodeActive(pairs))).toThrow(/bad number/);
-    // Larger than one chunk of text, and than the buffer first allocated.
-    const many = Array.from({ length: 3000 }, (_, i) =>
-      pair({ isp: `isp ${i} ${'é'.repeat(i % 40)}` }),
-    );
-    expect(encoded(many)).toBe(
-      JSON.stringify({ v: 1, d: [[1, 'https://d1.example', many.flatMap(p)]] }),
-    );
+    const v1 = JSON.stringify({
+      v: 1,
+      d: [0, 1, 2].map((d) => [
+        d,
+        `https://d${d}.example/"x"`,
+        pairs.filter((x) => x.domainId === d).flatMap(v1Values),
+      ]),
+    });
+    const expected = decodeActive(encodeActive(pairs));
+    expect(decodeActive(v1)).toEqual(expected);
+    expect(decodeActive(Buffer.from(v1))).toEqual(expected);
+    expect(activeDropPercents(Buffer.from(v1))).toEqual(expected.map((p) => p.dropPercent));
   });
 
   it('pairs of one domain apart from each other: grouped by domain, each in its order', () => {
     const d = (domainId: number, isp: string) =>
       pair({ domainId, isp, domainUrl: `https://d${domainId}.example` });
     const pairs = [d(1, 'a'), d(1, 'b'), d(2, 'c'), d(1, 'e'), d(3, 'f'), d(2, 'g'), d(1, 'h')];
-    const decoded = decodeActive(encoded(pairs));
+    const decoded = decodeActive(encodeActive(pairs));
     expect(decoded.map((p) => `${p.domainId}:${p.isp}`)).toEqual([
       '1:a',
       '1:b',
@@ -140,20 +184,43 @@ describe('active pair codec', () => {
         dropPercent: 100 / 3,
       }),
     );
-    const blob = encoded(pairs);
-    expect(blob.split('a-long-tracking-domain').length - 1).toBe(1);
+    const blob = encodeActive(pairs);
+    expect(blob.toString('latin1').split('a-long-tracking-domain').length - 1).toBe(1);
     expect(decodeActive(blob)[0]).toMatchObject({ isp: 'isp0', dropPercent: 33.33 });
   });
 
+  it('stores each ISP name once, however many domains have it: ~20 bytes a pair', () => {
+    // 50 domains of the same 20 ISPs, with a history's numbers: day numbers, clicks, drops.
+    const pairs = Array.from({ length: 1000 }, (_, i) =>
+      pair({
+        domainId: 100 + Math.floor(i / 20),
+        domainUrl: `https://track-${Math.floor(i / 20)}.example.com`,
+        isp: `Broadband Provider ${i % 20} Ltd`,
+        baseline: 500 + i * 7,
+        yesterday: 100 + i,
+        dropPercent: 40 + (i % 50) / 3,
+        quietRuns: i % 3,
+        quietAsOf: i % 3 ? '2026-03-01' : undefined,
+      }),
+    );
+    const blob = encodeActive(pairs);
+    expect(blob.toString('latin1').split('Broadband Provider 7 Ltd').length - 1).toBe(1);
+    expect(blob.length / pairs.length).toBeLessThan(24);
+    expect(decodeActive(blob)).toEqual(
+      pairs.map((p) => ({ ...p, dropPercent: Math.round(p.dropPercent * 100) / 100 })),
+    );
+  });
+
   it('empty history', () => {
-    expect(decodeActive(encoded([]))).toEqual([]);
+    expect(decodeActive(encodeActive([]))).toEqual([]);
+    expect(activeDropPercents(encodeActive([]))).toEqual([]);
     expect(decodeActive(null)).toEqual([]);
     expect(activeDropPercents(null)).toEqual([]);
     expect(activeDropPercents('')).toEqual([]);
   });
 
   it("activeDropPercents: each stored pair's drop, in the stored order, as decodeActive has them", () => {
-    const blob = encoded([
+    const blob = encodeActive([
       pair({ domainId: 1, isp: 'a', dropPercent: 61.234 }),
       pair({ domainId: 2, isp: 'b', domainUrl: 'https://d2.example', dropPercent: 40 }),
       pair({ domainId: 1, isp: 'c', dropPercent: 99.5 }),
@@ -169,87 +236,87 @@ describe('active pair codec', () => {
     ['bad pair list', '{"v":1,"d":[[1,"u",["x",1]]]}'],
     ['bad ISP', '{"v":1,"d":[[1,"u",[7,1,2,3,4,5,6,7,8,0]]]}'],
     ['bad number', '{"v":1,"d":[[1,"u",["x",1,2,3,"4",5,6,7,8,0]]]}'],
-  ])('refuses a corrupt blob (%s) with a THM_STORE error, counted or decoded', (name, blob) => {
-    const error = expect.objectContaining({
-      code: 'THM_STORE',
-      message: `stored active pairs are unreadable (${name})`,
+  ])(
+    'refuses a corrupt version-1 blob (%s) with a THM_STORE error, counted or decoded',
+    (name, blob) => {
+      const error = expect.objectContaining({
+        code: 'THM_STORE',
+        message: `stored active pairs are unreadable (${name})`,
+      });
+      expect(() => decodeActive(blob)).toThrow(error);
+      expect(() => activeDropPercents(blob)).toThrow(error);
+      // As bytes (the store's way) the same.
+      expect(() => decodeActive(Buffer.from(blob))).toThrow(error);
+      expect(() => activeDropPercents(Buffer.from(blob))).toThrow(error);
+    },
+  );
+
+  describe('a damaged blob', () => {
+    const pairs = Array.from({ length: 40 }, (_, i) =>
+      pair({
+        domainId: i % 4,
+        domainUrl: `https://d${i % 4}.example/ü`,
+        isp: `isp ${i % 7} ${'é'.repeat(i % 3)}`,
+        baseline: i * 100_003,
+        yesterday: i % 5 === 0 ? 0.5 : i,
+        quietAsOf: i % 2 ? '2026-03-02' : undefined,
+      }),
+    );
+    const blob = encodeActive(pairs);
+
+    it('cut short anywhere: refused', () => {
+      for (let length = 1; length < blob.length; length++) {
+        expect(refused(blob.subarray(0, length)), `first ${length} bytes`).toBe(true);
+      }
     });
-    expect(() => decodeActive(blob)).toThrow(error);
-    expect(() => activeDropPercents(blob)).toThrow(error);
-    // As bytes (the store's way) the same.
-    expect(() => decodeActive(Buffer.from(blob))).toThrow(error);
-    expect(() => activeDropPercents(Buffer.from(blob))).toThrow(error);
+
+    it('with a byte changed anywhere: read as something or refused, never another error', () => {
+      let refusals = 0;
+      for (let at = 0; at < blob.length; at++) {
+        for (const value of [0x00, 0x7f, 0x80, 0xff, blob[at]! ^ 0x01]) {
+          const damaged = Buffer.from(blob);
+          damaged[at] = value;
+          if (refused(damaged)) refusals++;
+        }
+      }
+      expect(refusals).toBeGreaterThan(0);
+    });
+
+    it.each([
+      ['unknown version', (b: Buffer) => (b[1] = 3)],
+      ['truncated', (b: Buffer) => b.writeUInt32LE(b.length + 1, 2)],
+      ['bad string table', (b: Buffer) => b.writeUInt32LE(6, 2)],
+    ])('refused: %s', (name, damage) => {
+      const damaged = Buffer.from(blob);
+      damage(damaged);
+      expect(() => decodeActive(damaged)).toThrow(`stored active pairs are unreadable (${name})`);
+    });
+
+    it('refused: an ISP beyond the string table, a byte before it or after it', () => {
+      const one = encodeActive([pair({ isp: 'a' })]);
+      // The one pair's ISP index follows the header (6), the domain count, id, URL and count.
+      const ispAt = 6 + 1 + 1 + 1 + 'https://d1.example'.length + 1;
+      expect(one[ispAt]).toBe(0);
+      const beyond = Buffer.from(one);
+      beyond[ispAt] = 1;
+      expect(() => decodeActive(beyond)).toThrow('(bad ISP)');
+      expect(() => decodeActive(Buffer.concat([one, Buffer.from([0])]))).toThrow(
+        '(bad string table)',
+      );
+      const table = one.readUInt32LE(2);
+      const padded = Buffer.concat([one.subarray(0, table), Buffer.from([0]), one.subarray(table)]);
+      padded.writeUInt32LE(table + 1, 2);
+      expect(() => decodeActive(padded)).toThrow('(bad domain)');
+    });
   });
 
-  describe('read from its bytes', () => {
-    afterEach(() => vi.restoreAllMocks());
-
-    it('reads what it wrote without JSON.parse, to the same pairs and the same doubles', () => {
-      const parse = vi.spyOn(JSON, 'parse');
-      // Cents, integers and zeros of both signs: what the history holds.
-      const pairs = Array.from({ length: 2000 }, (_, i) =>
-        pair({
-          domainId: (i % 37) - 5,
-          domainUrl: `https://d${(i % 37) - 5}.example/ü`,
-          isp: `isp ${i} ${'é'.repeat(i % 5)}`,
-          dropPercent: ((i * 7919) % 100_000) / 1000 - 20,
-          baseline: i * 1013,
-          yesterday: i % 3 === 0 ? -0 : i,
-          quietRuns: i % 4,
-        }),
-      );
-      const bytes = encodeActive(pairs);
-      const decoded = decodeActive(bytes);
-      expect(parse).not.toHaveBeenCalled();
-      parse.mockRestore();
-      expect(decoded).toEqual(decodeActive(bytes.toString('utf8')));
-      const drops = new Map(pairs.map((p) => [p.isp, Math.round(p.dropPercent * 100) / 100]));
-      expect(decoded).toHaveLength(pairs.length);
-      for (const p of decoded) expect(p.dropPercent).toBe(drops.get(p.isp));
-    });
-
-    it('reads recurring ISP names right, names that share a slot of its table of recent ones too', () => {
-      // Many names, so that some share a slot of the reader's table of recent strings.
-      const names = Array.from({ length: 3000 }, (_, i) => `isp-${i}`);
-      const pairs = [...names, ...names].map((isp, i) =>
-        pair({ isp, domainId: i < names.length ? 1 : 2, domainUrl: `https://d${i}.example` }),
-      );
-      const decoded = decodeActive(encodeActive(pairs));
-      expect(decoded.map((p) => p.isp)).toEqual([...names, ...names]);
-      expect(decoded.map((p) => p.domainId)).toEqual([
-        ...names.map(() => 1),
-        ...names.map(() => 2),
-      ]);
-    });
-
-    it('reads what it does not expect by JSON.parse: whitespace, escapes, long numbers', () => {
-      const text = encoded([pair({ isp: 'plain' })]);
-      const variants = [
-        text.replace('"d":', ' "d" : '),
-        text.replace('plain', 'pl\u0061in'),
-        text.replace(',1000,', ',1000.0000000000000001,'),
-        text.replace(',1000,', ',1e3,'),
-      ];
-      for (const variant of variants) {
-        expect(decodeActive(Buffer.from(variant))).toEqual(decodeActive(text));
-      }
-      // And what JSON.parse refuses, it refuses: a leading zero, a bare point, a raw newline.
-      for (const bad of [
-        text.replace(',1000,', ',01000,'),
-        text.replace(',1000,', ',1000.,'),
-        text.replace('plain', 'pl\nain'),
-        `${text} x`,
-      ]) {
-        const fromText = (() => {
-          try {
-            return decodeActive(bad);
-          } catch (error) {
-            return error;
-          }
-        })();
-        expect(fromText).toBeInstanceOf(Error);
-        expect(() => decodeActive(Buffer.from(bad))).toThrow((fromText as Error).message);
-      }
-    });
+  it('reads recurring ISP names right, beyond one byte of index', () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `isp-${i}`);
+    const pairs = [...names, ...names].map((isp, i) =>
+      pair({ isp, domainId: i < names.length ? 1 : 2, domainUrl: `https://d${i}.example` }),
+    );
+    const decoded = decodeActive(encodeActive(pairs));
+    expect(decoded.map((p) => p.isp)).toEqual([...names, ...names]);
+    expect(decoded.map((p) => p.domainId)).toEqual([...names.map(() => 1), ...names.map(() => 2)]);
   });
 });

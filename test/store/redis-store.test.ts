@@ -460,7 +460,7 @@ describe('RedisStore: network state and runs', () => {
     await expect(store.networkNow('acme', 'UTC', NOW)).resolves.toBeDefined();
     // The listed runs and the history are checked though not decoded.
     for (const field of [FIELD.runs, FIELD.active]) {
-      const stored = await redis.hget(key, field);
+      const stored = await redis.hgetBuffer(key, field);
       await redis.hset(key, field, '{"v":1,"d":[[1,"u",[7]]]}');
       await expect(store.networkNow('acme', 'UTC', NOW)).rejects.toMatchObject({
         name: 'StoredStateError',

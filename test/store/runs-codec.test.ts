@@ -14,9 +14,6 @@ const run = (over: Partial<WatchedRun>): WatchedRun => ({
   ...over,
 });
 
-/** The blob as text, as Redis hands it back. */
-const encoded = (runs: WatchedRun[]): string => encodeRuns(runs).toString('utf8');
-
 describe('listed runs codec', () => {
   it('round-trips every field, odd ISP strings included', () => {
     const runs = [
@@ -25,18 +22,16 @@ describe('listed runs codec', () => {
       run({ isp: 'Ünïcödé 🚀', domainId: 2 }),
       run({ isp: '', domainId: -3, clicks: 0 }),
     ];
-    const decoded = decodeRuns(encoded(runs));
+    const decoded = decodeRuns(encodeRuns(runs));
     // Grouped by domain, each domain's runs in their order (here already so).
     expect(decoded).toEqual(runs);
-    // As bytes, as the store reads it.
-    expect(decodeRuns(encodeRuns(runs))).toEqual(runs);
   });
 
   it('runs of one domain apart from each other: grouped by domain, each in its order', () => {
     const runs = [1, 2, 1, 3, 2, 1].map((domainId, i) =>
       run({ domainId, isp: `isp${i}`, days: i }),
     );
-    const decoded = decodeRuns(encoded(runs));
+    const decoded = decodeRuns(encodeRuns(runs));
     expect(decoded.map((r) => `${r.domainId}:${r.isp}`)).toEqual([
       '1:isp0',
       '1:isp2',
@@ -48,11 +43,25 @@ describe('listed runs codec', () => {
     expect(decoded).toEqual(expect.arrayContaining(runs));
   });
 
-  it('is compact: a domain once, seven values a run', () => {
-    const blob = encoded([run({}), run({ isp: 'y' })]);
-    expect(blob).toBe(
-      '{"v":1,"d":[[1,["x",20511,20513,3,2100,3000,2950,"y",20511,20513,3,2100,3000,2950]]]}',
-    );
+  it('is compact: a domain once, an ISP name once, seven values a run', () => {
+    const blob = encodeRuns([run({}), run({ isp: 'y' }), run({ domainId: 2 })]);
+    // Day 20511 (2026-02-27) is 82044 as a number's code (4n): 0xfc 0x80 0x05.
+    const first = [0, 0xfc, 0x80, 0x05, 0x84, 0x81, 0x05, 12, 0xd0, 0x41, 0xe0, 0x5d, 0x98, 0x5c];
+    expect([...blob]).toEqual([
+      ...[0, 2, 53, 0, 0, 0], // binary, version 2, the string table at byte 53
+      2, // domains
+      ...[4, 2, ...first, 1, ...first.slice(1)], // domain 1: two runs, ISPs 0 and 1
+      ...[8, 1, ...first], // domain 2: one run, ISP 0
+      ...[2, 2, 0x78, 2, 0x79], // the string table: "x", "y"
+    ]);
+    expect(decodeRuns(blob)).toEqual([run({}), run({ isp: 'y' }), run({ domainId: 2 })]);
+  });
+
+  it('reads a version-1 blob (JSON, as earlier versions wrote it)', () => {
+    const v1 =
+      '{"v":1,"d":[[1,["x",20511,20513,3,2100,3000,2950,"y",20511,20513,3,2100,3000,2950]]]}';
+    expect(decodeRuns(v1)).toEqual([run({}), run({ isp: 'y' })]);
+    expect(decodeRuns(Buffer.from(v1))).toEqual([run({}), run({ isp: 'y' })]);
   });
 
   it('nothing stored: no runs; a bad blob: one clear error', () => {
@@ -65,8 +74,13 @@ describe('listed runs codec', () => {
   });
 
   it('checkRuns refuses what decodeRuns refuses, and passes what it reads', () => {
-    const good = encoded([run({})]);
+    const good = encodeRuns([run({})]);
     expect(() => checkRuns(good)).not.toThrow();
+    for (let length = 1; length < good.length; length++) {
+      expect(() => checkRuns(good.subarray(0, length))).toThrow(
+        /stored listed runs are unreadable/,
+      );
+    }
     expect(() => checkRuns(null)).not.toThrow();
     for (const bad of [
       '{',
