@@ -10,6 +10,7 @@ import { BlobReader, BlobWriter } from './blob-bytes.js';
  *   byte 0      0x00 (a version-1 blob is JSON, and begins with "{")
  *   byte 1      the version, 2
  *   bytes 2-5   where the string table begins (unsigned 32-bit, little-endian)
+ *   then        the number of items (varint), so that a reader sizes its list once
  *   then        the number of domains (varint), and for each: its id (number), its URL (string,
  *               where the format has one), its number of items (varint), and its items: the
  *               index of the item's ISP in the string table (varint), then its other values
@@ -63,6 +64,7 @@ export function writeDomains(
   out.byte(VERSION);
   const tableOffset = out.length;
   for (let i = 0; i < 4; i++) out.byte(0);
+  out.varint(count);
   out.varint(order.length);
   for (const id of order) {
     const runs = runsOf.get(id)!;
@@ -127,6 +129,9 @@ export interface StoredFormat {
  */
 export type ItemSink = (domainId: number, url: string, values: Flat, at: number) => void;
 
+/** Told how many items a blob holds, before the first is handed on. */
+export type SizeSink = (items: number) => void;
+
 /**
  * A codec's blob read and checked whole (every domain's shape, every item's values): a reader
  * that only counts (`thm status`) still tells a damaged blob as a run would. Empty (null, '', no
@@ -141,16 +146,19 @@ export function readDomains(
   blob: string | Buffer | null | undefined,
   format: StoredFormat,
   sink: ItemSink,
+  size: SizeSink = () => {},
 ): void {
   if (blob === null || blob === undefined || blob.length === 0) return;
   if (typeof blob !== 'string') {
     if (blob[0] === 0) {
-      readBinary(blob, format, sink);
+      readBinary(blob, format, sink, size);
       return;
     }
     blob = blob.toString('utf8');
   }
-  for (const { id, url, flat } of parseDomains(blob, format)) {
+  const domains = parseDomains(blob, format);
+  size(domains.reduce((sum, d) => sum + d.flat.length / format.stride, 0));
+  for (const { id, url, flat } of domains) {
     for (let i = 0; i < flat.length; i += format.stride) sink(id, url, flat, i);
   }
 }
@@ -164,21 +172,33 @@ export function storedDate(day: number, format: StoredFormat): IsoDate {
   return isoDateOfDay(day);
 }
 
-/** A codec's items read into a list, one `toItem` result an item, in the stored order. */
+/**
+ * A codec's items read into a list, one `toItem` result an item, in the stored order. The list
+ * is allocated at its size: grown by push, the 50,000-item lists of a history were ~2 MiB of
+ * garbage a run (target P6, docs/performance.md).
+ */
 export function readItems<T>(
   blob: string | Buffer | null | undefined,
   format: StoredFormat,
   toItem: (domainId: number, url: string, values: Flat, at: number) => T,
 ): T[] {
-  const items: T[] = [];
-  readDomains(blob, format, (domainId, url, values, at) => {
-    items.push(toItem(domainId, url, values, at));
-  });
+  let items: T[] = [];
+  let next = 0;
+  readDomains(
+    blob,
+    format,
+    (domainId, url, values, at) => {
+      items[next++] = toItem(domainId, url, values, at);
+    },
+    (count) => {
+      items = new Array<T>(count);
+    },
+  );
   return items;
 }
 
 /** The binary format (see `writeDomains`). */
-function readBinary(bytes: Buffer, format: StoredFormat, sink: ItemSink): void {
+function readBinary(bytes: Buffer, format: StoredFormat, sink: ItemSink, size: SizeSink): void {
   const { corrupt, stride, cents } = format;
   if (bytes.length < HEADER) throw corrupt('truncated');
   if (bytes[1] !== VERSION) throw corrupt('unknown version');
@@ -187,15 +207,21 @@ function readBinary(bytes: Buffer, format: StoredFormat, sink: ItemSink): void {
   const names = readNames(new BlobReader(bytes, tableAt, bytes.length), corrupt);
   const r = new BlobReader(bytes, HEADER, tableAt);
   const values: Flat = Array.from({ length: stride }, () => 0);
-  // Each item takes at least `stride` bytes, each domain at least 2: a count above what the
-  // bytes could hold is damage, found before anything is read on the strength of it.
+  // Each item takes at least `stride` bytes, each domain at least 2 (its id and its count): a
+  // count above what the bytes could hold is damage, found before anything is sized by it.
+  const items = r.varint();
   const domains = r.varint();
-  if (r.damaged || domains * 2 > r.end - r.at) throw corrupt('bad domain');
+  if (r.damaged || items * stride > r.end - r.at || domains * 2 > r.end - r.at) {
+    throw corrupt('bad domain');
+  }
+  size(items);
+  let left = items;
   for (let d = 0; d < domains; d++) {
     const id = r.number();
     const url = format.withUrl ? r.string() : '';
     const count = r.varint();
-    if (r.damaged || count * stride > r.end - r.at) throw corrupt('bad domain');
+    if (r.damaged || count > left) throw corrupt('bad domain');
+    left -= count;
     for (let i = 0; i < count; i++) {
       const isp = names[r.varint()];
       if (isp === undefined) throw corrupt('bad ISP');
@@ -206,7 +232,7 @@ function readBinary(bytes: Buffer, format: StoredFormat, sink: ItemSink): void {
       sink(id, url, values, 0);
     }
   }
-  if (!r.atEnd()) throw corrupt('bad domain');
+  if (left !== 0 || !r.atEnd()) throw corrupt('bad domain');
 }
 
 /** The string table, read whole: it must end where the blob ends. */

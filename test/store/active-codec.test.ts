@@ -292,10 +292,11 @@ describe('active pair codec', () => {
       expect(() => decodeActive(damaged)).toThrow(`stored active pairs are unreadable (${name})`);
     });
 
-    it('refused: an ISP beyond the string table, a byte before it or after it', () => {
+    it('refused: an ISP beyond the string table, a wrong pair count, a byte before the table or after it', () => {
       const one = encodeActive([pair({ isp: 'a' })]);
-      // The one pair's ISP index follows the header (6), the domain count, id, URL and count.
-      const ispAt = 6 + 1 + 1 + 1 + 'https://d1.example'.length + 1;
+      // The one pair's ISP index follows the header (6), the pair and domain counts, the
+      // domain's id, its URL and its count.
+      const ispAt = 6 + 1 + 1 + 1 + 1 + 'https://d1.example'.length + 1;
       expect(one[ispAt]).toBe(0);
       const beyond = Buffer.from(one);
       beyond[ispAt] = 1;
@@ -303,6 +304,11 @@ describe('active pair codec', () => {
       expect(() => decodeActive(Buffer.concat([one, Buffer.from([0])]))).toThrow(
         '(bad string table)',
       );
+      // A pair count that the domains do not add up to.
+      const counted = Buffer.from(one);
+      expect(counted[6]).toBe(1);
+      counted[6] = 2;
+      expect(() => decodeActive(counted)).toThrow('(bad domain)');
       const table = one.readUInt32LE(2);
       const padded = Buffer.concat([one.subarray(0, table), Buffer.from([0]), one.subarray(table)]);
       padded.writeUInt32LE(table + 1, 2);

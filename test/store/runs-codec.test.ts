@@ -48,7 +48,8 @@ describe('listed runs codec', () => {
     // Day 20511 (2026-02-27) is 82044 as a number's code (4n): 0xfc 0x80 0x05.
     const first = [0, 0xfc, 0x80, 0x05, 0x84, 0x81, 0x05, 12, 0xd0, 0x41, 0xe0, 0x5d, 0x98, 0x5c];
     expect([...blob]).toEqual([
-      ...[0, 2, 53, 0, 0, 0], // binary, version 2, the string table at byte 53
+      ...[0, 2, 54, 0, 0, 0], // binary, version 2, the string table at byte 54
+      3, // runs
       2, // domains
       ...[4, 2, ...first, 1, ...first.slice(1)], // domain 1: two runs, ISPs 0 and 1
       ...[8, 1, ...first], // domain 2: one run, ISP 0
