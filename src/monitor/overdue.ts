@@ -1,4 +1,4 @@
-import cronParser from '../cron.js';
+import { cronFireTime } from '../cron.js';
 import type { RunKind, RunRecord } from './types.js';
 
 /**
@@ -92,8 +92,9 @@ export function overdueStatus(
 
 /**
  * The cron's next or previous fire time from `from`, in the zone, memoised: one `thm status`
- * asks the same question for every network that shares a schedule, and cron-parser takes ~5 ms
- * to answer it (half a second for 100 networks; target P7, docs/performance.md).
+ * asks the same question for every network that shares a schedule, and cron-parser took ~5 ms
+ * to answer it (half a second for 100 networks; target P7, docs/performance.md; src/cron.ts
+ * answers most of them faster now).
  */
 const fireTimes = new Map<string, number>();
 
@@ -101,8 +102,7 @@ function fireTime(cron: string, tz: string, from: number, direction: 'next' | 'p
   const key = `${direction} ${from} ${tz} ${cron}`;
   let at = fireTimes.get(key);
   if (at === undefined) {
-    const expression = cronParser.parseExpression(cron, { tz, currentDate: new Date(from) });
-    at = (direction === 'next' ? expression.next() : expression.prev()).getTime();
+    at = cronFireTime(cron, tz, from, direction);
     if (fireTimes.size >= 1_000) fireTimes.clear();
     fireTimes.set(key, at);
   }
