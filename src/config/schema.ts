@@ -27,15 +27,26 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
-/** Validated with the same parser (and version) BullMQ's job schedulers use. */
+/**
+ * Validated with the same parser (and version) BullMQ's job schedulers use. Each expression once a
+ * process: a fleet's networks share a few schedules, and parsing the 200 crons of 100 networks
+ * took ~20 ms of every command that reads the config (target P7, docs/performance.md).
+ */
 export function cronProblem(expression: string, timezone?: string): string | undefined {
+  const key = `${timezone ?? ''} ${expression}`;
+  if (cronProblems.has(key)) return cronProblems.get(key);
+  let problem: string | undefined;
   try {
     cronParser.parseExpression(expression, timezone ? { tz: timezone } : {});
-    return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    problem = error instanceof Error ? error.message : String(error);
   }
+  if (cronProblems.size >= 1_000) cronProblems.clear();
+  cronProblems.set(key, problem);
+  return problem;
 }
+
+const cronProblems = new Map<string, string | undefined>();
 
 const cron = z.string().superRefine((value, ctx) => {
   const problem = cronProblem(value);
