@@ -126,14 +126,24 @@ export function parseIndexLine(line: string): {
   field: string;
   run?: { kind: string | undefined; outcome: string; finishedAt: number };
 } {
+  // By positions, not by split: `thm status` reads every line of every network's index (~120
+  // a network with two months of records), and splitting each made ~40 ms of garbage and
+  // interpreted code for 100 networks (target P7, docs/performance.md).
   const space = line.indexOf(' ');
   const field = line.slice(space + 1);
-  const [, finished, outcome] = line.slice(0, Math.max(space, 0)).split('|');
-  const finishedAt = Number(finished);
-  if (!isRunField(field) || !finished || outcome === undefined || !Number.isFinite(finishedAt)) {
-    return { field };
-  }
-  return { field, run: { kind: field.split(':')[1], outcome, finishedAt } };
+  if (space < 0 || !isRunField(field)) return { field };
+  const bar = line.indexOf('|');
+  const bar2 = bar < 0 ? -1 : line.indexOf('|', bar + 1);
+  if (bar < 0 || bar2 < 0 || bar2 > space || bar + 1 === bar2) return { field };
+  const bar3 = line.indexOf('|', bar2 + 1);
+  const finishedAt = Number(line.slice(bar + 1, bar2));
+  if (!Number.isFinite(finishedAt)) return { field };
+  const outcome = line.slice(bar2 + 1, bar3 >= 0 && bar3 < space ? bar3 : space);
+  const colon = field.indexOf(':', 4);
+  return {
+    field,
+    run: { kind: field.slice(4, colon < 0 ? undefined : colon), outcome, finishedAt },
+  };
 }
 
 /** Pair events already e-mailed for an as-of date, one JSON string per line. */
