@@ -41,7 +41,7 @@ export function cronFireTime(
     // check parses it: given a named zone, even UTC, cron-parser's first DateTime took ~20 ms
     // more (luxon looking the zone up, measured here).
     const fields = plain(cronParser.parseExpression(expression).fields);
-    const found = fields && (direction === 'next' ? utcNext(fields, from) : utcPrev(fields, from));
+    const found = fields && utcFireTime(fields, from, direction);
     if (found !== undefined) return found;
   }
   const parsed = cronParser.parseExpression(expression, {
@@ -93,34 +93,22 @@ function dayMatches(fields: Fields, dayStart: number): boolean {
   return fields.month.includes(month + 1);
 }
 
-/** The latest fire strictly before `from`. */
-function utcPrev(fields: Fields, from: number): number | undefined {
-  const start = Math.floor((from - 1) / 1000) * 1000;
+/** The earliest fire strictly after `from` (next), or the latest strictly before it (prev). */
+function utcFireTime(fields: Fields, from: number, direction: 'next' | 'prev'): number | undefined {
+  const forward = direction === 'next';
+  // Whole seconds, as cron-parser steps: the first one after `from`, or the last one before it.
+  const start = forward
+    ? (Math.floor(from / 1000) + 1) * 1000
+    : Math.floor((from - 1) / 1000) * 1000;
   let dayStart = Math.floor(start / DAY_MS) * DAY_MS;
   let bound = (start - dayStart) / 1000;
   for (let n = 0; n < SEARCH_DAYS; n++) {
     if (dayMatches(fields, dayStart)) {
-      const second = latestSecond(fields, bound);
+      const second = forward ? earliestSecond(fields, bound) : latestSecond(fields, bound);
       if (second >= 0) return dayStart + second * 1000;
     }
-    dayStart -= DAY_MS;
-    bound = DAY_MS / 1000 - 1;
-  }
-  return undefined;
-}
-
-/** The earliest fire strictly after `from`. */
-function utcNext(fields: Fields, from: number): number | undefined {
-  const start = (Math.floor(from / 1000) + 1) * 1000;
-  let dayStart = Math.floor(start / DAY_MS) * DAY_MS;
-  let bound = (start - dayStart) / 1000;
-  for (let n = 0; n < SEARCH_DAYS; n++) {
-    if (dayMatches(fields, dayStart)) {
-      const second = earliestSecond(fields, bound);
-      if (second >= 0) return dayStart + second * 1000;
-    }
-    dayStart += DAY_MS;
-    bound = 0;
+    dayStart += forward ? DAY_MS : -DAY_MS;
+    bound = forward ? 0 : DAY_MS / 1000 - 1;
   }
   return undefined;
 }
