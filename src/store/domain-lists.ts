@@ -18,8 +18,8 @@ import { BlobReader, BlobWriter } from './blob-bytes.js';
  *   then        the string table: the number of strings (varint), then each string
  *
  * Domains in the order of their first item, a domain's items in their order. Each ISP name is
- * stored once a blob, however many domains have it. A 10,000-pair history is ~22 bytes a pair
- * against ~72 as JSON, and writing and reading it ~4x faster: JSON's digits were written and
+ * stored once a blob, however many domains have it. A 10,000-pair history is ~23 bytes a pair
+ * against ~72 as JSON, written ~1.7x and read ~2.5 - 3x faster: JSON's digits were written and
  * read one byte at a time, and each pair's ISP name was copied and read again (target P1,
  * docs/performance.md; docs/design.md, "The history blobs").
  *
@@ -32,6 +32,7 @@ import { BlobReader, BlobWriter } from './blob-bytes.js';
  * one domain, not once per item. Any order is still correct.
  */
 export function writeDomains(
+  /** The codec's format: whether a domain has a URL. */
   format: Pick<StoredFormat, 'withUrl'>,
   /** Items 0 .. count - 1: a codec may take them from more than one list (by index). */
   count: number,
@@ -101,7 +102,7 @@ export class ItemWriter extends BlobWriter {
 }
 
 const VERSION = 2;
-/** The header: 0x00, the version, and the string table's offset. */
+/** The header's fixed part: 0x00, the version, and the string table's offset. */
 const HEADER = 6;
 
 export type Flat = (string | number)[];
