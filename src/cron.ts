@@ -24,11 +24,11 @@ export default cronParser;
  * In UTC (every network's zone unless its config names one) the fire time is found here, from
  * the values cron-parser parsed, by stepping through days and then through the day's listed
  * hours, minutes and seconds. cron-parser steps through luxon DateTimes a minute or an hour at a
- * time, ~0.15 ms a step: the previous fire of a daily cron took it ~30 ms (~60 steps), a sixth
- * of a `thm status` (target P7, docs/performance.md). The days match as cron-parser matches them
- * (a test compares the two over thousands of expressions and times); expressions this does not
- * cover (L, W and # in a day field), other zones, and a search that finds nothing within 8
- * years are left to cron-parser.
+ * time, ~0.15 ms a step: the previous fire of a daily cron took it ~30 ms (~60 steps) of every
+ * `thm status` (target P7, docs/performance.md). The days match as cron-parser matches them (a
+ * test compares the two over thousands of expressions and times); expressions this does not
+ * cover (L and # in a day field), other zones, and a search that finds nothing within 8 years
+ * are left to cron-parser.
  */
 export function cronFireTime(
   expression: string,
