@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import { historyAfter } from '../../src/monitor/history-change.js';
 import { latestRuns } from '../../src/monitor/overdue.js';
-import { addDays } from '../../src/dates.js';
+import { addDays, dayNumber } from '../../src/dates.js';
 import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
 import { hashTag } from '../../src/config/schema.js';
 import { FIELD, runField, sentField } from '../../src/store/keys.js';
@@ -93,6 +93,62 @@ describe('RedisStore: network state and runs', () => {
       }),
     );
     expect((await load(store, addDays(DAY, 1))).runs).toEqual(runs);
+  });
+
+  it('reads the history and runs an earlier version wrote as JSON; the next commit writes them in binary', async () => {
+    const { store } = freshStore();
+    const pairs = history(4);
+    const runs = [
+      { domainId: 1, isp: 'isp 0', since: DAY, last: DAY, days: 1, clicks: 80, d7: 100, d14: 99 },
+    ];
+    // Version 1, as earlier versions wrote it: {"v":1,"d":[[domainId,(url,)[...values]],...]}.
+    const domains = [...new Set(pairs.map((p) => p.domainId))];
+    const activeV1 = JSON.stringify({
+      v: 1,
+      d: domains.map((id) => [
+        id,
+        pairs.find((p) => p.domainId === id)!.domainUrl,
+        pairs
+          .filter((p) => p.domainId === id)
+          .flatMap((p) => [
+            p.isp,
+            dayNumber(p.firstSeen),
+            dayNumber(p.lastSeen),
+            dayNumber(p.lastNotified),
+            p.notifiedSeverity === 'critical' ? 1 : 0,
+            p.quietRuns,
+            p.baseline,
+            p.yesterday,
+            Math.round(p.dropPercent * 100) / 100,
+            0,
+          ]),
+      ]),
+    });
+    const runsV1 = JSON.stringify({
+      v: 1,
+      d: [[1, ['isp 0', dayNumber(DAY), dayNumber(DAY), 1, 80, 100, 99]]],
+    });
+    const key = store.keys.network('acme');
+    await redis.hset(key, FIELD.active, activeV1, FIELD.runs, runsV1);
+    const state = await load(store);
+    expect(state.active).toHaveLength(pairs.length);
+    expect(state.active).toEqual(
+      expect.arrayContaining(
+        pairs.map((p) => ({ ...p, dropPercent: Math.round(p.dropPercent * 100) / 100 })),
+      ),
+    );
+    expect(state.runs).toEqual(runs);
+    await store.commitRun(
+      effect({ history: { upsert: state.active, remove: [], runs: state.runs } }),
+    );
+    for (const field of [FIELD.active, FIELD.runs]) {
+      const stored = await redis.hgetBuffer(key, field);
+      // Version 2: a 0x00 byte (no JSON begins so), then the version.
+      expect([stored![0], stored![1]]).toEqual([0, 2]);
+    }
+    const again = await load(store);
+    expect(again.active).toEqual(state.active);
+    expect(again.runs).toEqual(runs);
   });
 
   it('commits a run whole and loads it back', async () => {
