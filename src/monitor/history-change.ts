@@ -1,4 +1,5 @@
 import type { IspTrend } from '../api/schemas.js';
+import { begunRun } from './runs.js';
 import type { ActivePair, AddedPair, HistoryChange, IsoDate, WatchedRun } from './types.js';
 
 /*
@@ -35,18 +36,13 @@ export function addedYesterday(pair: AddedPair): number {
   return pair.entry.yesterday_total_clicks;
 }
 
-/** A listed run that begins on `asOf` with `entry` (monitor/runs.ts, extendRun). */
+/** A listed run that begins on `asOf` with `entry`, as extendRun begins one (monitor/runs.ts). */
 export function startedRun(entry: IspTrend, asOf: IsoDate): WatchedRun {
-  return {
-    domainId: entry.network_tracking_domain_id,
-    isp: entry.isp,
-    since: asOf,
-    last: asOf,
-    days: 1,
-    clicks: entry.yesterday_total_clicks,
+  return begunRun(entry.network_tracking_domain_id, entry.isp, asOf, {
+    yesterday: entry.yesterday_total_clicks,
     d7: entry.seven_days_ago_total_clicks,
     d14: entry.fourteen_days_ago_total_clicks,
-  };
+  });
 }
 
 /** Every pair active after the run, as objects: the history the store keeps. */

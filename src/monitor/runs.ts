@@ -52,27 +52,23 @@ export function extendRun(
   /** Whether `prev` may be updated and returned (ClassifyInput.inPlace, monitor/classify.ts). */
   inPlace = false,
 ): WatchedRun | undefined {
-  if (prev !== undefined && prev.last === asOf) return prev;
-  if (significance < RUN_MIN_DAY_SIGNIFICANCE) return undefined;
-  if (prev !== undefined && daysBetween(prev.last, asOf) === 1) {
-    const run: WatchedRun = inPlace ? prev : { ...prev };
-    run.last = asOf;
-    run.days = prev.days + 1;
-    run.clicks = prev.clicks + today.yesterday;
-    run.d7 = prev.d7 + today.d7;
-    run.d14 = prev.d14 + today.d14;
-    return run;
+  switch (runStep(prev, asOf, significance)) {
+    case 'kept':
+      return prev;
+    case 'ended':
+      return undefined;
+    case 'begun':
+      return begunRun(domainId, isp, asOf, today);
+    case 'extended': {
+      const run: WatchedRun = inPlace ? prev! : { ...prev! };
+      run.last = asOf;
+      run.days += 1;
+      run.clicks += today.yesterday;
+      run.d7 += today.d7;
+      run.d14 += today.d14;
+      return run;
+    }
   }
-  return {
-    domainId,
-    isp,
-    since: asOf,
-    last: asOf,
-    days: 1,
-    clicks: today.yesterday,
-    d7: today.d7,
-    d14: today.d14,
-  };
 }
 
 /**
@@ -84,9 +80,41 @@ export function beginsRun(
   asOf: IsoDate,
   significance: number,
 ): boolean {
-  if (prev !== undefined && prev.last === asOf) return false;
-  if (significance < RUN_MIN_DAY_SIGNIFICANCE) return false;
-  return prev === undefined || daysBetween(prev.last, asOf) !== 1;
+  return runStep(prev, asOf, significance) === 'begun';
+}
+
+/**
+ * What today's entry does to the pair's run: nothing on a forced re-run of the same as-of date
+ * (its numbers are already in), ends it with too little evidence, extends a run that was listed
+ * yesterday, else begins a new one. The one decision of `extendRun` and `beginsRun`.
+ */
+function runStep(
+  prev: WatchedRun | undefined,
+  asOf: IsoDate,
+  significance: number,
+): 'kept' | 'ended' | 'extended' | 'begun' {
+  if (prev !== undefined && prev.last === asOf) return 'kept';
+  if (significance < RUN_MIN_DAY_SIGNIFICANCE) return 'ended';
+  return prev !== undefined && daysBetween(prev.last, asOf) === 1 ? 'extended' : 'begun';
+}
+
+/** A run of one listed day, `asOf`, with that day's clicks. */
+export function begunRun(
+  domainId: number,
+  isp: string,
+  asOf: IsoDate,
+  today: ClickCounts,
+): WatchedRun {
+  return {
+    domainId,
+    isp,
+    since: asOf,
+    last: asOf,
+    days: 1,
+    clicks: today.yesterday,
+    d7: today.d7,
+    d14: today.d14,
+  };
 }
 
 /** The run's evidence: significanceOf's rule applied to its summed clicks. */
