@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivePair } from '../../src/monitor/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
-import { dayNumber } from '../../src/dates.js';
+import { activeBlobV1 } from './fixtures.js';
 
 function pair(over: Partial<ActivePair>): ActivePair {
   return {
@@ -56,20 +56,6 @@ const STRINGS = [
   'x'.repeat(63),
   'y'.repeat(64),
   'é'.repeat(300),
-];
-
-/** A pair as a version-1 blob (JSON, written by earlier versions) held it. */
-const v1Values = (x: ActivePair) => [
-  x.isp,
-  dayNumber(x.firstSeen),
-  dayNumber(x.lastSeen),
-  dayNumber(x.lastNotified),
-  x.notifiedSeverity === 'critical' ? 1 : 0,
-  x.quietRuns,
-  x.baseline,
-  x.yesterday,
-  Math.round(x.dropPercent * 100) / 100,
-  x.quietAsOf === undefined ? 0 : dayNumber(x.quietAsOf),
 ];
 
 /** Whether decoding `blob` throws the active codec's THM_STORE error (and nothing else). */
@@ -145,14 +131,7 @@ describe('active pair codec', () => {
         quietAsOf: i % 2 ? '2026-03-02' : undefined,
       }),
     );
-    const v1 = JSON.stringify({
-      v: 1,
-      d: [0, 1, 2].map((d) => [
-        d,
-        `https://d${d}.example/"x"`,
-        pairs.filter((x) => x.domainId === d).flatMap(v1Values),
-      ]),
-    });
+    const v1 = activeBlobV1(pairs);
     const expected = decodeActive(encodeActive(pairs));
     expect(decodeActive(v1)).toEqual(expected);
     expect(decodeActive(Buffer.from(v1))).toEqual(expected);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { RunRecord } from '../../src/monitor/types.js';
+import { dayNumber } from '../../src/dates.js';
+import type { ActivePair, RunRecord } from '../../src/monitor/types.js';
 import type { Notification } from '../../src/notify/types.js';
 
 export function notification(id: string, over: Partial<Notification> = {}): Notification {
@@ -56,4 +57,35 @@ export async function dump(redis: Redis, prefix: string): Promise<Record<string,
     else out[key] = await redis.get(key);
   }
   return out;
+}
+
+/**
+ * A history as earlier versions stored it (version 1, JSON):
+ * {"v":1,"d":[[domainId,"domainUrl",[...values]],...]}, each domain once in the order of its first
+ * pair, with its first pair's URL, its pairs' values flattened (store/active-codec.ts).
+ */
+export function activeBlobV1(pairs: readonly ActivePair[]): string {
+  const domains = [...new Set(pairs.map((p) => p.domainId))];
+  return JSON.stringify({
+    v: 1,
+    d: domains.map((id) => {
+      const own = pairs.filter((p) => p.domainId === id);
+      return [
+        id,
+        own[0]!.domainUrl,
+        own.flatMap((p) => [
+          p.isp,
+          dayNumber(p.firstSeen),
+          dayNumber(p.lastSeen),
+          dayNumber(p.lastNotified),
+          p.notifiedSeverity === 'critical' ? 1 : 0,
+          p.quietRuns,
+          p.baseline,
+          p.yesterday,
+          Math.round(p.dropPercent * 100) / 100,
+          p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf),
+        ]),
+      ];
+    }),
+  });
 }

@@ -12,7 +12,7 @@ import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
 import { EXPIRED_SILENCE_RETENTION_MS } from '../../src/store/retention.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
 import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
-import { commandCalls, dump, notification, runRecord } from './fixtures.js';
+import { activeBlobV1, commandCalls, dump, notification, runRecord } from './fixtures.js';
 
 let server: TestRedis;
 let redis: Redis;
@@ -102,28 +102,7 @@ describe('RedisStore: network state and runs', () => {
       { domainId: 1, isp: 'isp 0', since: DAY, last: DAY, days: 1, clicks: 80, d7: 100, d14: 99 },
     ];
     // Version 1, as earlier versions wrote it: {"v":1,"d":[[domainId,(url,)[...values]],...]}.
-    const domains = [...new Set(pairs.map((p) => p.domainId))];
-    const activeV1 = JSON.stringify({
-      v: 1,
-      d: domains.map((id) => [
-        id,
-        pairs.find((p) => p.domainId === id)!.domainUrl,
-        pairs
-          .filter((p) => p.domainId === id)
-          .flatMap((p) => [
-            p.isp,
-            dayNumber(p.firstSeen),
-            dayNumber(p.lastSeen),
-            dayNumber(p.lastNotified),
-            p.notifiedSeverity === 'critical' ? 1 : 0,
-            p.quietRuns,
-            p.baseline,
-            p.yesterday,
-            Math.round(p.dropPercent * 100) / 100,
-            0,
-          ]),
-      ]),
-    });
+    const activeV1 = activeBlobV1(pairs);
     const runsV1 = JSON.stringify({
       v: 1,
       d: [[1, ['isp 0', dayNumber(DAY), dayNumber(DAY), 1, 80, 100, 99]]],
