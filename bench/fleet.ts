@@ -7,15 +7,17 @@ import { parseConfig } from '../src/config/load.js';
 import { enqueueManualRun } from '../src/jobs/enqueue.js';
 import type { CheckJobData } from '../src/jobs/job-data.js';
 import { CHECKS_QUEUE } from '../src/jobs/names.js';
-import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
+import { startSandboxProcess } from './sandbox-process.js';
 import { startSmtpSink } from './smtp-sink.js';
 import { fleetNetworks, startWorkerProcess, writeConfigFile } from './worker-process.js';
 
 /**
  * P3 and P3b: `networks` x `pairs` through the checks queue, processed by `workers` `thm worker`
- * child processes (one for P3) with the config's default concurrency, against the sandbox
- * (served from this process) and the private redis-server; the alert e-mails go over SMTP to a
- * sink on loopback (bench/smtp-sink.ts), sent by the workers' own mail queue. The clock runs
+ * child processes (one for P3) with the config's default concurrency, against the sandbox (in
+ * a process of its own, as the partner's API is in production and in P1: served from this one,
+ * it shared an event loop and a heap with the SMTP sink and the harness's polling) and the
+ * private redis-server; the alert e-mails go over SMTP to a sink on loopback
+ * (bench/smtp-sink.ts), sent by the workers' own mail queue. The clock runs
  * from the first enqueue to the last completed check job (the workers are started and ready
  * before). Every job is a first-day run (fresh prefix), so every network's 2,000 pairs are new
  * and e-mailed: exactly one alert e-mail per network is expected, and the sink's count of each
@@ -56,8 +58,10 @@ export async function measureFleet(
   workers = 1,
 ): Promise<FleetResult> {
   const sink = await startSmtpSink();
-  const sandbox = await startSandbox({
-    scenario: builtinScenario('bench', { networks, pairsPerNetwork: pairs, startDay: AS_OF }),
+  const sandbox = await startSandboxProcess({
+    networks,
+    pairsPerNetwork: pairs,
+    startDay: AS_OF,
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'thm-bench-fleet-'));
   const prefix = `bench-p3-${Date.now()}`;
