@@ -141,13 +141,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const origin = base.origin;
   const basePath = base.pathname.replace(/\/+$/, '');
   const logger = (options.logger ?? silentLogger).child({ network: networkId });
-  const ownDispatcher = options.dispatcher
-    ? undefined
-    : new Agent({
-        connect: { timeout: http.connectTimeoutMs },
-        headersTimeout: http.headersTimeoutMs,
-        bodyTimeout: http.bodyTimeoutMs,
-      });
+  const ownDispatcher = options.dispatcher ? undefined : createApiDispatcher(http);
   const dispatcher: Dispatcher = options.dispatcher ?? ownDispatcher!;
   const policy: RetryPolicy = {
     attempts: http.attempts,
@@ -394,6 +388,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 }
 
 /** The client of one configured network. */
+/**
+ * The connections of API clients: undici's Agent, a pool per origin (kept alive between
+ * requests), with the config's connect, headers and body timeouts, and at most `connections`
+ * to one origin (default: no limit). A client makes its own unless given one; the worker gives
+ * every network's client the same (src/jobs/runtime.ts).
+ */
+export function createApiDispatcher(http: Config['api'], connections?: number): Agent {
+  return new Agent({
+    connect: { timeout: http.connectTimeoutMs },
+    headersTimeout: http.headersTimeoutMs,
+    bodyTimeout: http.bodyTimeoutMs,
+    ...(connections === undefined ? {} : { connections }),
+  });
+}
+
 export function createNetworkApiClient(
   network: Pick<NetworkConfig, 'id' | 'baseUrl' | 'apiKey'>,
   http: Config['api'],

@@ -458,7 +458,8 @@ export const configSchema = z
          * Checks processed at once by one worker process. Each holds its network's whole API
          * response while it runs, so this bounds memory; 2 keeps a 2-core worker busy (P3 in docs/performance.md:
          * ~68k pairs/s at ~260 MB peak, where 4 gave ~72k at ~290 MB). Raise it for slow
-         * APIs, where a check mostly waits.
+         * APIs, where a check mostly waits. Also the most connections the worker keeps to one
+         * API host, which its networks share (src/jobs/runtime.ts).
          */
         concurrency: z.number().int().min(1).max(100).default(2),
         /** BullMQ attempts per job for transient failures. */

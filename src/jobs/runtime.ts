@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
-import { createNetworkApiClient } from '../api/client.js';
+import { createApiDispatcher, createNetworkApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -13,6 +13,11 @@ import type { DeliverJobData } from './job-data.js';
 /**
  * What the processors need from the outside world, wired once by the worker (and by tests and
  * the benchmark): the config, the store, one API client per network, the mail queue, a clock.
+ *
+ * The networks' clients share one pool of connections (`connectionsFor`), so that the checks
+ * of a fleet's networks, which run at the same hour against one API host as a rule, reuse
+ * each other's kept-alive connections instead of a TCP and TLS handshake each. Each request
+ * still carries its own network's key.
  */
 export interface Runtime {
   config: Config;
@@ -38,8 +43,9 @@ export interface Runtime {
   apiClient(network: NetworkConfig): ApiClient;
   /**
    * A reloaded config: from the next job on, `config` and `network()` answer from it, and the
-   * API clients of networks whose URL or key changed (all of them when `api` changed) are made
-   * anew; the old ones close once their requests are done.
+   * API clients of networks whose URL or key changed (all of them when `api` or
+   * `worker.concurrency` changed: their pool of connections) are made anew; the old ones close
+   * once their requests are done.
    */
   replaceConfig(next: Config): void;
   close(): Promise<void>;
@@ -57,6 +63,7 @@ export function createRuntime(parts: {
   onFailureDecided?: Runtime['onFailureDecided'];
 }): Runtime {
   const clients = new Map<string, ApiClient>();
+  let connections = connectionsFor(parts.config);
   let byId = new Map(parts.config.networks.map((n) => [n.id, n]));
   const { onApiRequest, ...shared } = parts;
   const runtime: Runtime = {
@@ -75,6 +82,7 @@ export function createRuntime(parts: {
       if (!client) {
         client = createNetworkApiClient(network, runtime.config.api, {
           logger: parts.logger,
+          dispatcher: connections,
           ...(onApiRequest ? { onRequest: onApiRequest } : {}),
         });
         clients.set(network.id, client);
@@ -82,13 +90,15 @@ export function createRuntime(parts: {
       return client;
     },
     replaceConfig(next) {
-      const apiChanged = JSON.stringify(runtime.config.api) !== JSON.stringify(next.api);
+      const poolChanged =
+        JSON.stringify(runtime.config.api) !== JSON.stringify(next.api) ||
+        runtime.config.worker.concurrency !== next.worker.concurrency;
       const nextById = new Map(next.networks.map((n) => [n.id, n]));
       for (const [id, client] of clients) {
         const before = byId.get(id);
         const after = nextById.get(id);
         const same =
-          !apiChanged &&
+          !poolChanged &&
           before !== undefined &&
           after !== undefined &&
           before.baseUrl === after.baseUrl &&
@@ -101,15 +111,39 @@ export function createRuntime(parts: {
             parts.logger.debug(`old API client of ${id} not closed: ${error.message}`),
           );
       }
+      if (poolChanged) {
+        // New connections for the new clients; the old close once their requests are done.
+        const old = connections;
+        connections = connectionsFor(next);
+        old
+          .close()
+          .catch((error: Error) =>
+            parts.logger.debug(`old API connections not closed: ${error.message}`),
+          );
+      }
       runtime.config = next;
       byId = nextById;
     },
     async close() {
       await Promise.all([...clients.values()].map((c) => c.close()));
       clients.clear();
+      await connections.close();
     },
   };
   return runtime;
+}
+
+/**
+ * The pool every network's API client sends through: the config's timeouts, and at most as many
+ * connections to one API host as the worker runs checks at once (`worker.concurrency`), the
+ * most requests it has in flight, since a check's requests follow each other. Without that
+ * limit the pool opened a connection for nearly every request: undici counts a connection
+ * busy until a moment after its response has ended, so the request that follows at once (a
+ * check's isptrends after its access) found none free and opened another (measured against
+ * the sandbox; test/jobs/runtime.test.ts).
+ */
+function connectionsFor(config: Config): ReturnType<typeof createApiDispatcher> {
+  return createApiDispatcher(config.api, config.worker.concurrency);
 }
 
 /**
