@@ -60,34 +60,26 @@ describe("the runtime's API clients", () => {
   });
 
   it('a reload that changes the API settings or the concurrency opens new connections; others do not', async () => {
-    const rt = runtime(sbx.config(['acme', 'globex'], { worker: { concurrency: 1 } }));
+    const config = (concurrency: number, api: Partial<Config['api']> = {}) =>
+      sbx.config(['acme', 'globex'], { api, worker: { concurrency } });
+    const rt = runtime(config(1));
     await check(rt, 'acme');
     const before = sbx.sandbox.connections();
 
     // A network's settings changed, not the pool's: the same connection.
-    const recipients = sbx.config(['acme', 'globex'], { worker: { concurrency: 1 } });
+    const recipients = config(1);
     recipients.networks[1]!.recipients = ['oncall@globex.example'];
     rt.replaceConfig(recipients);
     await check(rt, 'acme');
     await check(rt, 'globex');
     expect(sbx.sandbox.connections() - before).toBe(0);
 
-    rt.replaceConfig(
-      sbx.config(['acme', 'globex'], {
-        api: { headersTimeoutMs: 2_500 },
-        worker: { concurrency: 1 },
-      }),
-    );
+    rt.replaceConfig(config(1, { headersTimeoutMs: 2_500 }));
     await check(rt, 'acme');
     await check(rt, 'globex');
     expect(sbx.sandbox.connections() - before).toBe(1);
 
-    rt.replaceConfig(
-      sbx.config(['acme', 'globex'], {
-        api: { headersTimeoutMs: 2_500 },
-        worker: { concurrency: 3 },
-      }),
-    );
+    rt.replaceConfig(config(3, { headersTimeoutMs: 2_500 }));
     await check(rt, 'globex');
     expect(sbx.sandbox.connections() - before).toBe(2);
   });
