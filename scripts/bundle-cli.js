@@ -7,13 +7,14 @@
 // modules stay in chunks of their own, loaded when the command runs (the CLI's dynamic imports).
 //
 // In the bundle: our code and the packages every command loads at its start (commander, zod,
-// yaml, cron-parser). BullMQ and ioredis, which a command requires once it knows it needs them
+// yaml). BullMQ and ioredis, which a command requires once it knows it needs them
 // (src/cjs-packages.ts), are bundled apart into dist/cli/vendor/: ioredis.cjs, and bullmq.cjs,
 // which requires that same ioredis. Required from node_modules, their ~200 files cost `thm run
 // --wait` ~60 ms of resolving, stat-ing and reading before any of their code ran (target P7,
-// docs/performance.md); the worker starts sooner too. Left out, loaded from node_modules: luxon,
-// which cron-parser requires and src/cron.ts sets up (bundled, it would be a second copy beside
-// the one src/cron.ts requires), and what a command requires when it needs it: undici,
+// docs/performance.md); the worker starts sooner too. Left out, loaded from node_modules:
+// cron-parser and luxon, under it, which src/cron.ts requires on first use and sets up (a
+// command whose crons are plain and in UTC never needs them; bundled, luxon would be a second
+// copy beside the one src/cron.ts requires), and what a command requires when it needs it: undici,
 // nodemailer, prom-client, and pino, whose pino-pretty runs in a worker thread that pino starts
 // from its own files. test/cli/startup.test.ts checks which of them each command loads.
 //
@@ -22,7 +23,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const BUNDLED = new Set(['commander', 'cron-parser', 'yaml', 'zod']);
+const BUNDLED = new Set(['commander', 'yaml', 'zod']);
 const VENDORED = ['bullmq', 'ioredis'];
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name));

@@ -1,31 +1,55 @@
 import { createRequire } from 'node:module';
-import cronParser from 'cron-parser';
 import { isUtc } from './dates.js';
 
+type CronParser = typeof import('cron-parser');
+
+const require = createRequire(import.meta.url);
+let loaded: CronParser | undefined;
+
 /**
- * cron-parser, as the monitor uses it: the same parser (and version) as BullMQ's job schedulers.
+ * cron-parser, as the monitor uses it: the same parser (and version) as BullMQ's job schedulers,
+ * loaded on first use. A command whose crons are all plain (`plainCronFields`) and in UTC never
+ * loads it: with luxon, under it, it took 17 - 19 ms of every command that reads a config
+ * (target P7, docs/performance.md).
  *
  * It computes with luxon's DateTimes, and luxon gives each one the system's locale, which it asks
- * of a new Intl.DateTimeFormat the first time: that loads ICU's locale data, ~18 ms of every
- * command that reads a config (its crons are parsed to be checked), `thm status` among them
- * (target P7, docs/performance.md). Nothing here formats a date with luxon, so its locale is
- * fixed instead. This is the luxon cron-parser requires: one CommonJS instance, left out of the
- * CLI's bundle so that it stays one (scripts/bundle-cli.js).
+ * of a new Intl.DateTimeFormat the first time: that loads ICU's locale data, ~18 ms more.
+ * Nothing here formats a date with luxon, so its locale is fixed instead. Both are required from
+ * node_modules, outside the CLI's bundle (scripts/bundle-cli.js), so that there is one luxon,
+ * the one cron-parser requires.
  */
-const require = createRequire(import.meta.url);
-(require('luxon') as { Settings: { defaultLocale: string } }).Settings.defaultLocale = 'en-US';
+export function cronParser(): CronParser {
+  if (loaded === undefined) {
+    (require('luxon') as { Settings: { defaultLocale: string } }).Settings.defaultLocale = 'en-US';
+    loaded = require('cron-parser') as CronParser;
+  }
+  return loaded;
+}
 
-export default cronParser;
+/**
+ * What cron-parser finds wrong with an expression, or undefined when it parses; a plain one
+ * (`plainCronFields`) is known to parse without asking it.
+ */
+export function cronExpressionProblem(expression: string): string | undefined {
+  if (plainCronFields(expression) !== undefined) return undefined;
+  try {
+    cronParser().parseExpression(expression);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
 
 /**
  * The cron's next fire time after `from`, or its previous one before it (epoch ms; whole
  * seconds), in the zone: what cron-parser's `next()` and `prev()` answer.
  *
  * In UTC (every network's zone unless its config names one) the fire time is found here, from
- * the values cron-parser parsed, by stepping through days and then through the day's listed
- * hours, minutes and seconds. cron-parser steps through luxon DateTimes a minute or an hour at a
- * time, ~0.15 ms a step: the previous fire of a daily cron took it ~30 ms (~60 steps) of every
- * `thm status` (target P7, docs/performance.md). The days match as cron-parser matches them (a
+ * the cron's values (`plainCronFields`, or cron-parser's parse of an expression that is not
+ * plain), by stepping through days and then through the day's listed hours, minutes and
+ * seconds. cron-parser steps through luxon DateTimes a minute or an hour at a time, ~0.15 ms a
+ * step: the previous fire of a daily cron took it ~30 ms (~60 steps) of every `thm status`
+ * (target P7, docs/performance.md). The days match as cron-parser matches them (a
  * test compares the two over thousands of expressions and times); expressions this does not
  * cover (L and # in a day field), other zones, and a search that finds nothing within 8 years
  * are left to cron-parser.
@@ -37,14 +61,15 @@ export function cronFireTime(
   direction: 'next' | 'prev',
 ): number {
   if (isUtc(timeZone) && !expression.includes('#')) {
-    // Its values only, which no zone changes, parsed with no zone and no date as the config's
-    // check parses it: given a named zone, even UTC, cron-parser's first DateTime took ~20 ms
-    // more (luxon looking the zone up, measured here).
-    const fields = plain(cronParser.parseExpression(expression).fields);
+    // Its values only, which no zone changes; from cron-parser, parsed with no zone and no date
+    // as the config's check parses it: given a named zone, even UTC, cron-parser's first
+    // DateTime took ~20 ms more (luxon looking the zone up, measured here).
+    const fields =
+      plainCronFields(expression) ?? numeric(cronParser().parseExpression(expression).fields);
     const found = fields && utcFireTime(fields, from, direction);
     if (found !== undefined) return found;
   }
-  const parsed = cronParser.parseExpression(expression, {
+  const parsed = cronParser().parseExpression(expression, {
     tz: timeZone,
     currentDate: new Date(from),
   });
@@ -63,7 +88,7 @@ interface Fields {
 }
 
 /** The fields if every value is a number (no "L" of a last day). */
-function plain(fields: Record<keyof Fields, readonly unknown[]>): Fields | undefined {
+function numeric(fields: Record<keyof Fields, readonly unknown[]>): Fields | undefined {
   for (const values of Object.values(fields)) {
     if (!values.every((v) => typeof v === 'number')) return undefined;
   }
@@ -146,4 +171,59 @@ function earliestSecond(fields: Fields, bound: number): number {
     }
   }
   return -1;
+}
+
+/** Each field's values, in cron-parser's order of the six fields (seconds first). */
+const RANGES: ReadonlyArray<readonly [keyof Fields, number, number]> = [
+  ['second', 0, 59],
+  ['minute', 0, 59],
+  ['hour', 0, 23],
+  ['dayOfMonth', 1, 31],
+  ['month', 1, 12],
+  ['dayOfWeek', 0, 7],
+];
+
+/** `N`, `N-M`, `N-M/S`, `*` or `*` + `/S`, numbers of one or two digits. */
+const ITEM = /^(?:(\*)|(\d{1,2})(?:-(\d{1,2})(?:\/(\d{1,2}))?)?)$|^\*\/(\d{1,2})$/;
+
+/**
+ * A plain cron expression's values, each field's as cron-parser gives them (ascending, a value
+ * listed twice kept twice), or undefined for any other expression, which is left to
+ * cron-parser. Plain: five fields (seconds 0) or six, separated by spaces, each a comma list of
+ * `*`, `*` + `/S`, `N`, `N-M` and `N-M/S` within the field's range, with N <= M and S >= 1;
+ * the month `*`; the day of the week without a 7 but in `*`. The rest (names, `?`, `L`, `W`,
+ * `#`, `@daily`, four fields, a restricted month, whose days cron-parser checks against the
+ * days of the month, a 7 for Sunday, which it reads two ways, and everything it refuses) goes
+ * to cron-parser. The daily crons a config holds (`0 7 * * *`) are plain. `test/cron.test.ts`
+ * compares the values with cron-parser's over thousands of expressions.
+ */
+export function plainCronFields(expression: string): Fields | undefined {
+  const parts = expression.trim().split(/ +/);
+  if (parts.length !== 5 && parts.length !== 6) return undefined;
+  if (parts.length === 5) parts.unshift('0');
+  if (parts[4] !== '*') return undefined;
+  const fields = {} as Record<keyof Fields, number[]>;
+  for (let f = 0; f < RANGES.length; f++) {
+    const [name, min, max] = RANGES[f]!;
+    const values: number[] = [];
+    for (const item of parts[f]!.split(',')) {
+      const match = ITEM.exec(item);
+      if (match === null) return undefined;
+      let from = min;
+      let to = max;
+      let step = 1;
+      if (match[5] !== undefined) step = Number(match[5]);
+      else if (match[1] === undefined) {
+        from = Number(match[2]);
+        to = match[3] === undefined ? from : Number(match[3]);
+        if (match[4] !== undefined) step = Number(match[4]);
+        if (from < min || to > max || from > to) return undefined;
+        if (name === 'dayOfWeek' && to === 7) return undefined;
+      }
+      if (step < 1) return undefined;
+      for (let v = from; v <= to; v += step) values.push(v);
+    }
+    fields[name] = values.sort((a, b) => a - b);
+  }
+  return fields;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import cronParser, { cronFireTime } from '../src/cron.js';
+import { cronExpressionProblem, cronFireTime, cronParser, plainCronFields } from '../src/cron.js';
 
 /** Deterministic pseudo-random numbers (a linear congruential generator). */
 function random(seed: number): () => number {
@@ -18,7 +18,7 @@ function parserFireTime(
   direction: 'next' | 'prev',
 ): number | 'throws' {
   try {
-    const parsed = cronParser.parseExpression(expression, {
+    const parsed = cronParser().parseExpression(expression, {
       tz: timeZone,
       currentDate: new Date(from),
     });
@@ -163,7 +163,7 @@ describe('cronFireTime', () => {
     const expected = left.map(([expression, zone]) =>
       parserFireTime(expression, zone, from, 'prev'),
     );
-    const prototype = Object.getPrototypeOf(cronParser.parseExpression('* * * * *')) as {
+    const prototype = Object.getPrototypeOf(cronParser().parseExpression('* * * * *')) as {
       prev: () => unknown;
       next: () => unknown;
     };
@@ -183,5 +183,79 @@ describe('cronFireTime', () => {
     const from = Date.UTC(2026, 10, 24);
     expect(parserFireTime('0 0 31 4,6 *', 'UTC', from, 'next')).toBe('throws');
     expect(() => cronFireTime('0 0 31 4,6 *', 'UTC', from, 'next')).toThrow();
+  });
+});
+
+describe('plainCronFields: plain expressions read without cron-parser', () => {
+  /** cron-parser's values of an expression, or 'throws'. */
+  const parsersFields = (expression: string) => {
+    try {
+      const fields = cronParser().parseExpression(expression).fields;
+      return Object.fromEntries(
+        Object.entries(fields).map(([name, values]) => [name, [...values]]),
+      );
+    } catch {
+      return 'throws';
+    }
+  };
+
+  it("gives cron-parser's values for every expression it reads, and leaves the rest to it", () => {
+    const r = random(5);
+    const int = (min: number, max: number) => min + Math.floor(r() * (max - min + 1));
+    /** The plain forms and their near misses, in and out of range. */
+    const field = (min: number, max: number): string => {
+      const a = int(min - 1, max + 1);
+      const b = int(a - 2, max + 1);
+      const items = [
+        '*',
+        `*/${int(0, max + 2)}`,
+        String(a),
+        `${a}-${b}`,
+        `${a}-${b}/${int(0, 8)}`,
+        `${a}/${int(1, 9)}`,
+        `0${int(0, 9)}`,
+      ];
+      const item = () => items[int(0, items.length - 1)]!;
+      return int(0, 3) === 0 ? `${item()},${item()}` : item();
+    };
+    let read = 0;
+    let left = 0;
+    for (let i = 0; i < 12_000; i++) {
+      const five = [
+        field(0, 59),
+        field(0, 23),
+        field(1, 31),
+        int(0, 4) === 0 ? field(1, 12) : '*',
+        int(0, 5) === 0 ? ['7', '0-7', '5-7', '*/7', 'MON', '?'][int(0, 5)]! : field(0, 7),
+      ];
+      const expression = (int(0, 3) === 0 ? [field(0, 59), ...five] : five).join(
+        int(0, 9) === 0 ? '  ' : ' ',
+      );
+      const ours = plainCronFields(expression);
+      if (ours === undefined) {
+        left++;
+        continue;
+      }
+      read++;
+      expect(ours, expression).toEqual(parsersFields(expression));
+      expect(cronExpressionProblem(expression), expression).toBeUndefined();
+    }
+    // Both ways taken often: the comparison is not empty, and the near misses are left.
+    expect(read).toBeGreaterThan(1_000);
+    expect(left).toBeGreaterThan(1_000);
+  });
+
+  it('reads the config defaults and common schedules; leaves names, aliases and 7 for Sunday', () => {
+    for (const plain of ['0 7 * * *', '0 8 * * *', '*/15 * * * *', '30 6 * * 1-5', '0 0 */2 * * *'])
+      expect(plainCronFields(plain), plain).toEqual(parsersFields(plain));
+    for (const other of ['0 7 * * MON', '@daily', '0 7 * * 7', '0 7 L * *', '0 7 * 1 *', '0 7 * *'])
+      expect(plainCronFields(other), other).toBeUndefined();
+  });
+
+  it("cronExpressionProblem: cron-parser's message for what it refuses", () => {
+    expect(cronExpressionProblem('0 24 * * *')).toMatch(/expected range 0-23/);
+    expect(cronExpressionProblem('5-3 * * * *')).toMatch(/Invalid range/);
+    expect(cronExpressionProblem('0 7 31 2 *')).toMatch(/Invalid explicit day of month/);
+    expect(cronExpressionProblem('0 7 * * MON')).toBeUndefined();
   });
 });

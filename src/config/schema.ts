@@ -1,4 +1,4 @@
-import cronParser from '../cron.js';
+import { cronExpressionProblem } from '../cron.js';
 import { z } from 'zod';
 import { CHANNEL_NAME, EMAIL_CHANNEL, type ChannelType } from '../notify/channels/types.js';
 import { displayText, mailbox } from './mailbox.js';
@@ -28,21 +28,16 @@ export function isValidTimeZone(zone: string): boolean {
 }
 
 /**
- * Validated with the same parser (and version) BullMQ's job schedulers use. Each expression once a
- * process: a fleet's networks share a few schedules, and parsing the 200 crons of 100 networks
- * took ~20 ms of every command that reads the config (target P7, docs/performance.md).
+ * Validated as the parser BullMQ's job schedulers use (cron-parser) reads it, with its message
+ * (src/cron.ts). Each expression once a process: a fleet's networks share a few schedules, and
+ * parsing the 200 crons of 100 networks took ~20 ms of every command that reads the config
+ * (target P7, docs/performance.md).
  */
-export function cronProblem(expression: string, timezone?: string): string | undefined {
-  const key = `${timezone ?? ''} ${expression}`;
-  if (cronProblems.has(key)) return cronProblems.get(key);
-  let problem: string | undefined;
-  try {
-    cronParser.parseExpression(expression, timezone ? { tz: timezone } : {});
-  } catch (error) {
-    problem = error instanceof Error ? error.message : String(error);
-  }
+export function cronProblem(expression: string): string | undefined {
+  if (cronProblems.has(expression)) return cronProblems.get(expression);
+  const problem = cronExpressionProblem(expression);
   if (cronProblems.size >= 1_000) cronProblems.clear();
-  cronProblems.set(key, problem);
+  cronProblems.set(expression, problem);
   return problem;
 }
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import cronParser from '../cron.js';
+import { cronParser } from '../cron.js';
 import { dstGapChecker } from '../jobs/schedulers.js';
 import type { ParsedNetwork } from './schema.js';
 
@@ -96,7 +96,10 @@ export function shortestIntervalMs(pattern: string, timeZone: string, now: numbe
   const end = now + 2 * 86_400_000;
   let shortest = Infinity;
   try {
-    const fires = cronParser.parseExpression(pattern, { tz: timeZone, currentDate: new Date(now) });
+    const fires = cronParser().parseExpression(pattern, {
+      tz: timeZone,
+      currentDate: new Date(now),
+    });
     let previous = fires.next().getTime();
     // Bounded: a per-minute cron fires 2,880 times in two days, a per-second one stops here.
     for (let i = 0; i < 3_000 && previous < end; i++) {

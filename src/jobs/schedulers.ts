@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import cronParser from '../cron.js';
+import { cronParser } from '../cron.js';
 import { isUtc } from '../dates.js';
 import type { Queue } from 'bullmq';
 import { execPipeline } from './pipeline.js';
@@ -282,7 +282,7 @@ function dstGaps(timeZone: string, from: number): DstGap[] {
 function cronTimesInGaps(pattern: string, gaps: readonly DstGap[]): string[] {
   const found: string[] = [];
   for (const gap of gaps) {
-    const fires = cronParser.parseExpression(pattern, {
+    const fires = cronParser().parseExpression(pattern, {
       currentDate: new Date(gap.start - 1000),
       tz: 'UTC',
     });

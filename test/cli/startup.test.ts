@@ -41,6 +41,8 @@ describe('CLI start-up: what a command loads', () => {
           baseUrl: 'https://api.acme.example',
           apiKeyEnv: 'ACME_KEY',
           recipients: ['ops@acme.example'],
+          // Checked as the config is read (a default is not).
+          trafficCheck: { cron: '30 6 * * 1-5' },
         },
       ],
     }),
@@ -76,6 +78,19 @@ describe('CLI start-up: what a command loads', () => {
     const { packages } = loaded(['status']);
     expect(packages).not.toContain('undici');
     expect(packages).not.toContain('bullmq');
+  });
+
+  it('with plain crons in UTC, a command reading the config loads neither cron-parser nor luxon', () => {
+    // src/cron.ts reads a plain cron itself; the two took 17 - 19 ms of every command.
+    for (const args of [['status'], ['run', 'traffic-check', '--network', 'acme']]) {
+      const { packages } = loaded(args);
+      expect(packages, args.join(' ')).not.toContain('cron-parser');
+      expect(packages, args.join(' ')).not.toContain('luxon');
+    }
+    // `thm config check` walks the schedules for its warnings with cron-parser: it loads both.
+    expect(loaded(['config', 'check']).packages).toEqual(
+      expect.arrayContaining(['cron-parser', 'luxon']),
+    );
   });
 
   it('the hook sees them when a command does load them (the test can fail)', () => {
