@@ -95,13 +95,16 @@ export const FIELD = {
   index: 'index',
 } as const;
 
+/** What the name of every run record's field begins with: `run:<kind>:<as-of>`. */
+const RUN_FIELD = 'run:';
+
 /** The run record of (kind, as-of). */
 export function runField(kind: RunKind, asOf: IsoDate): string {
-  return `run:${kind}:${asOf}`;
+  return `${RUN_FIELD}${kind}:${asOf}`;
 }
 
 export function isRunField(field: string): boolean {
-  return field.startsWith('run:');
+  return field.startsWith(RUN_FIELD);
 }
 
 /**
@@ -139,10 +142,14 @@ export function parseIndexLine(line: string): {
   const finishedAt = Number(line.slice(bar + 1, bar2));
   if (!Number.isFinite(finishedAt)) return { field };
   const outcome = line.slice(bar2 + 1, bar3 >= 0 && bar3 < space ? bar3 : space);
-  const colon = field.indexOf(':', 4);
+  const colon = field.indexOf(':', RUN_FIELD.length);
   return {
     field,
-    run: { kind: field.slice(4, colon < 0 ? undefined : colon), outcome, finishedAt },
+    run: {
+      kind: field.slice(RUN_FIELD.length, colon < 0 ? undefined : colon),
+      outcome,
+      finishedAt,
+    },
   };
 }
 
