@@ -20,6 +20,8 @@
  * (docs/api-notes.md).
  */
 
+import { scanEntries } from './entries-scan.js';
+
 /** Bodies this large or larger are parsed in pieces when they have the entries shape. */
 export const PIECES_FROM_BYTES = 256 * 1024;
 /**
@@ -61,7 +63,7 @@ export function parseEntriesInPieces(buffer: Buffer, end: number): unknown {
   if (tail.includes('entries') || tail.includes('\\')) return undefined;
   const envelope = tryParse(`{"entries":[]${tail}`);
   if (!isEmptyEntries(envelope)) return undefined;
-  const entries = parsePieces(buffer, open, close);
+  const entries = scanEntries(buffer, open, close) ?? parsePieces(buffer, open, close);
   if (entries === undefined) return undefined;
   (envelope as { entries: unknown[] }).entries = entries;
   return envelope;

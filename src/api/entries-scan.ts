@@ -1,0 +1,360 @@
+/**
+ * The entries of a large `{"entries":[...]}` body read straight from its bytes, for the
+ * isptrends list (target P1, docs/performance.md, "Reading the entries from the bytes").
+ *
+ * Why: `JSON.parse` reads each entry's 33 keys as text and looks each up, and it is most of a
+ * traffic-check's time (40 ms of 14 MB at 10,000 pairs). Every entry of the list has the same
+ * keys in the same order, so this reader learns an entry's keys once (its shape), then for each
+ * entry compares the key bytes with the shape's, four bytes at a time, reads the values, and
+ * builds the object with a literal generated for the shape: 24 - 28 ms for the same body.
+ *
+ * Why it is the same value: it accepts only a narrow, exactly specified subset of JSON, and
+ * gives up (undefined) at anything else, and the caller then parses as before
+ * (src/api/json-body.ts), which gives the value or the error `JSON.parse` gives:
+ * - entries are objects whose keys are identifier-like ASCII (`[A-Za-z_][A-Za-z0-9_]*`, not
+ *   `__proto__`, no repeats): such keys are safe to write into generated code as they are,
+ *   their order is their insertion order, and their bytes are their text;
+ * - values are numbers, strings without escapes or control characters, true, false, null, or
+ *   such objects (nested at most MAX_DEPTH deep); an array anywhere gives up;
+ * - no whitespace between tokens.
+ * Numbers follow JSON's grammar exactly. One of at most 15 significant digits and no exponent
+ * is an integer below 2^53 divided by a power of ten up to 10^15, both exact in a double, so
+ * the one rounded division gives the correctly rounded value, as `JSON.parse` does; any other
+ * number is read by `Number()` of its text, V8's same conversion. Strings are decoded from
+ * UTF-8 as `Buffer#toString` decodes the whole body (a string's bounds are ASCII quotes, where
+ * a decoder always resynchronises).
+ */
+
+/** Objects nested deeper than this give up (the entries' `relationship` is at depth 1). */
+const MAX_DEPTH = 4;
+/**
+ * Shapes remembered between bodies (the API sends one); when full, they are forgotten and
+ * learned again, so memory stays bounded and no body is shut out for good.
+ */
+const MAX_SHAPES = 64;
+/** Shapes one body may add (each compiles a function); past this, the body gives up. */
+const MAX_NEW_SHAPES_PER_BODY = 8;
+/** Keys of one object; more give up. */
+const MAX_KEYS = 256;
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** 10^0 .. 10^15, exact in a double. */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** What a read returns when the bytes are outside the subset above. */
+const GIVE_UP = Symbol('give up');
+type Read = unknown;
+
+/** The keys of one kind of object, as bytes to compare and as a literal to build it with. */
+interface Shape {
+  keys: readonly string[];
+  /** `"key":` per key, each but the first after its comma, one after another. */
+  bytes: Uint8Array;
+  /** Where key k's bytes end in `bytes`. */
+  ends: Int32Array;
+  /** The bytes as little-endian 32-bit words, key by key; key k's from wordStarts[k]. */
+  words: Uint32Array;
+  wordStarts: Int32Array;
+  /** The shape of key k's value when it is an object, as first seen. */
+  nested: Array<Shape | undefined>;
+  build: (values: unknown[]) => object;
+}
+
+const shapes = new Map<string, Shape>();
+
+/**
+ * Entries read by the general reader (a shape not yet known, or not the one before) and by the
+ * shape's fast path, since the process started; the tests check which path a list takes.
+ */
+export const scanCounts = { learned: 0, fast: 0 };
+
+/** The shape of the last entry read: the next body's first entry is tried with it. */
+let lastEntryShape: Shape | undefined;
+
+/** The remembered shape of these keys, with the nested shapes it lacked; or undefined. */
+function knownShape(
+  keys: readonly string[],
+  nested: ReadonlyArray<Shape | undefined>,
+): Shape | undefined {
+  const known = shapes.get(keys.join(','));
+  if (known) for (let k = 0; k < nested.length; k += 1) known.nested[k] ??= nested[k];
+  return known;
+}
+
+function newShape(keys: readonly string[], nested: ReadonlyArray<Shape | undefined>): Shape {
+  if (shapes.size >= MAX_SHAPES) shapes.clear();
+  const parts = keys.map((key, k) => Buffer.from(`${k === 0 ? '' : ','}"${key}":`, 'latin1'));
+  const bytes = new Uint8Array(Buffer.concat(parts));
+  const ends = new Int32Array(keys.length);
+  const words: number[] = [];
+  const wordStarts = new Int32Array(keys.length + 1);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  parts.forEach((part, k) => {
+    wordStarts[k] = words.length;
+    for (let w = 0; w + 4 <= part.length; w += 4) words.push(view.getUint32(at + w, true));
+    at += part.length;
+    ends[k] = at;
+  });
+  wordStarts[keys.length] = words.length;
+  // The keys matched KEY, so each is its own JSON string literal; values come in by index.
+  const literal = keys.map((key, k) => `${JSON.stringify(key)}:v[${k}]`).join(',');
+  const shape: Shape = {
+    keys,
+    bytes,
+    ends,
+    words: Uint32Array.from(words),
+    wordStarts,
+    nested: [...nested],
+    build: new Function('v', `return {${literal}};`) as Shape['build'],
+  };
+  shapes.set(keys.join(','), shape);
+  return shape;
+}
+
+/**
+ * The array of entries between `open` (its `[`) and `close` (its `]`) of `buffer`, or undefined
+ * when the bytes are outside the subset this reader takes (see the top).
+ */
+export function scanEntries(buffer: Buffer, open: number, close: number): unknown[] | undefined {
+  return new Scanner(buffer, close).entries(open);
+}
+
+class Scanner {
+  private pos = 0;
+  private readonly view: DataView;
+  /** One array of values per depth, reused: an object is built before its parent is. */
+  private readonly values: unknown[][] = Array.from({ length: MAX_DEPTH + 1 }, () => []);
+  /** The shape of the object readObject last read. */
+  private lastShape: Shape | undefined;
+  /** Shapes this body has added. */
+  private added = 0;
+
+  constructor(
+    private readonly b: Buffer,
+    /** The array's `]`: nothing at or after it is read as part of an entry. */
+    private readonly end: number,
+  ) {
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+
+  entries(open: number): unknown[] | undefined {
+    const { b, end } = this;
+    const out: unknown[] = [];
+    this.pos = open + 1;
+    if (this.pos === end) return out;
+    let shape = lastEntryShape;
+    for (;;) {
+      const start = this.pos;
+      let entry = shape ? this.scanObject(shape, 0) : GIVE_UP;
+      if (entry !== GIVE_UP) scanCounts.fast += 1;
+      else {
+        scanCounts.learned += 1;
+        // Not the shape of the entry before: learn this one's.
+        this.pos = start;
+        entry = this.readObject(0);
+        if (entry === GIVE_UP) return undefined;
+        shape = this.lastShape;
+      }
+      out.push(entry);
+      const next = b[this.pos];
+      if (next === COMMA) {
+        this.pos += 1;
+        continue;
+      }
+      lastEntryShape = shape;
+      return this.pos === end ? out : undefined;
+    }
+  }
+
+  /** An object of `shape` (its keys in its order, nothing else), or GIVE_UP. */
+  private scanObject(shape: Shape, depth: number): Read {
+    const { b, view, end } = this;
+    if (b[this.pos] !== OPEN_BRACE) return GIVE_UP;
+    let pos = this.pos + 1;
+    const { bytes, ends, words, wordStarts, nested } = shape;
+    const values = this.values[depth]!;
+    const count = ends.length;
+    let from = 0;
+    for (let k = 0; k < count; k += 1) {
+      const to = ends[k]!;
+      if (pos + (to - from) > end) return GIVE_UP;
+      const last = wordStarts[k + 1]!;
+      for (let w = wordStarts[k]!; w < last; w += 1, pos += 4, from += 4) {
+        if (view.getUint32(pos, true) !== words[w]) return GIVE_UP;
+      }
+      for (; from < to; from += 1, pos += 1) if (b[pos] !== bytes[from]) return GIVE_UP;
+      this.pos = pos;
+      let value: Read;
+      if (b[pos] === OPEN_BRACE) {
+        const inner = nested[k];
+        if (inner === undefined || depth === MAX_DEPTH) return GIVE_UP;
+        value = this.scanObject(inner, depth + 1);
+      } else {
+        value = this.readScalar();
+      }
+      if (value === GIVE_UP) return GIVE_UP;
+      values[k] = value;
+      pos = this.pos;
+    }
+    if (b[pos] !== CLOSE_BRACE) return GIVE_UP;
+    this.pos = pos + 1;
+    return shape.build(values);
+  }
+
+  /** An object of any keys in the subset, learning (or finding) its shape; or GIVE_UP. */
+  private readObject(depth: number): Read {
+    const { b, end } = this;
+    if (b[this.pos] !== OPEN_BRACE) return GIVE_UP;
+    this.pos += 1;
+    const keys: string[] = [];
+    const values: unknown[] = [];
+    const nested: Array<Shape | undefined> = [];
+    if (b[this.pos] !== CLOSE_BRACE) {
+      for (;;) {
+        const key = b[this.pos] === QUOTE ? this.readString() : GIVE_UP;
+        if (typeof key !== 'string' || !KEY.test(key) || key === '__proto__') return GIVE_UP;
+        if (keys.includes(key) || keys.length === MAX_KEYS) return GIVE_UP;
+        if (b[this.pos] !== COLON) return GIVE_UP;
+        this.pos += 1;
+        let value: Read;
+        let shape: Shape | undefined;
+        if (b[this.pos] === OPEN_BRACE) {
+          if (depth === MAX_DEPTH) return GIVE_UP;
+          value = this.readObject(depth + 1);
+          shape = this.lastShape;
+        } else {
+          value = this.readScalar();
+        }
+        if (value === GIVE_UP) return GIVE_UP;
+        keys.push(key);
+        values.push(value);
+        nested.push(shape);
+        if (b[this.pos] === COMMA) this.pos += 1;
+        else break;
+      }
+    }
+    if (this.pos >= end || b[this.pos] !== CLOSE_BRACE) return GIVE_UP;
+    this.pos += 1;
+    let shape = knownShape(keys, nested);
+    if (!shape) {
+      if (this.added === MAX_NEW_SHAPES_PER_BODY) return GIVE_UP;
+      this.added += 1;
+      shape = newShape(keys, nested);
+    }
+    this.lastShape = shape;
+    return shape.build(values);
+  }
+
+  /** A string, number, true, false or null at `pos`; or GIVE_UP. */
+  private readScalar(): Read {
+    const c = this.b[this.pos];
+    if (c === QUOTE) return this.readString();
+    if (c === MINUS || (c !== undefined && c >= ZERO && c <= NINE)) return this.readNumber();
+    if (c === 0x6e) return this.literal('null', null);
+    if (c === 0x74) return this.literal('true', true);
+    if (c === 0x66) return this.literal('false', false);
+    return GIVE_UP;
+  }
+
+  private literal(text: string, value: unknown): Read {
+    const { b, end } = this;
+    const at = this.pos;
+    if (at + text.length > end) return GIVE_UP;
+    for (let i = 1; i < text.length; i += 1) {
+      if (b[at + i] !== text.charCodeAt(i)) return GIVE_UP;
+    }
+    this.pos = at + text.length;
+    return value;
+  }
+
+  /** A string without escapes or control characters, its quotes included; or GIVE_UP. */
+  private readString(): Read {
+    const { b, end } = this;
+    const start = this.pos + 1;
+    let ascii = true;
+    let i = start;
+    for (;;) {
+      if (i >= end) return GIVE_UP;
+      const c = b[i]!;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH || c < 0x20) return GIVE_UP;
+      if (c >= 0x80) ascii = false;
+      i += 1;
+    }
+    this.pos = i + 1;
+    return b.toString(ascii ? 'latin1' : 'utf8', start, i);
+  }
+
+  /** A number of JSON's grammar (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`); or GIVE_UP. */
+  private readNumber(): Read {
+    const b = this.b;
+    const start = this.pos;
+    let i = start;
+    const negative = b[i] === MINUS;
+    if (negative) i += 1;
+    let c = b[i];
+    let mantissa = 0;
+    let digits = 0;
+    if (c === ZERO) {
+      i += 1;
+      c = b[i];
+      digits = 1;
+      if (c !== undefined && c >= ZERO && c <= NINE) return GIVE_UP;
+    } else {
+      while (c !== undefined && c >= ZERO && c <= NINE) {
+        mantissa = mantissa * 10 + (c - ZERO);
+        digits += 1;
+        i += 1;
+        c = b[i];
+      }
+      if (digits === 0) return GIVE_UP;
+    }
+    let fraction = 0;
+    if (c === DOT) {
+      i += 1;
+      c = b[i];
+      const from = i;
+      while (c !== undefined && c >= ZERO && c <= NINE) {
+        mantissa = mantissa * 10 + (c - ZERO);
+        digits += 1;
+        i += 1;
+        c = b[i];
+      }
+      fraction = i - from;
+      if (fraction === 0) return GIVE_UP;
+    }
+    if (c === 0x65 || c === 0x45) {
+      i += 1;
+      c = b[i];
+      if (c === 0x2b || c === MINUS) {
+        i += 1;
+        c = b[i];
+      }
+      const from = i;
+      while (c !== undefined && c >= ZERO && c <= NINE) {
+        i += 1;
+        c = b[i];
+      }
+      if (i === from) return GIVE_UP;
+      this.pos = i;
+      return Number(b.toString('latin1', start, i));
+    }
+    this.pos = i;
+    // Leading zeros of a fraction count as digits here: fewer may still be exact, never more.
+    if (digits > 15) return Number(b.toString('latin1', start, i));
+    const value = fraction === 0 ? mantissa : mantissa / POW10[fraction]!;
+    return negative ? -value : value;
+  }
+}
