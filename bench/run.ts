@@ -47,7 +47,7 @@ const SIZES: ReadonlyArray<{ pairs: number; repetitions: number; allocationRuns:
   : [
       // Its fetch takes ~10 ms, and single runs range from below 1 x to 5 x: more of them.
       { pairs: 1_000, repetitions: 45, allocationRuns: 0 },
-      { pairs: 10_000, repetitions: 11, allocationRuns: 0 },
+      { pairs: 10_000, repetitions: 21, allocationRuns: 0 },
       { pairs: 50_000, repetitions: 9, allocationRuns: 3 },
     ];
 

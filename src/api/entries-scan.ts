@@ -335,26 +335,30 @@ class Scanner {
       fraction = i - from;
       if (fraction === 0) return GIVE_UP;
     }
-    if (c === 0x65 || c === 0x45) {
-      i += 1;
-      c = b[i];
-      if (c === 0x2b || c === MINUS) {
-        i += 1;
-        c = b[i];
-      }
-      const from = i;
-      while (c !== undefined && c >= ZERO && c <= NINE) {
-        i += 1;
-        c = b[i];
-      }
-      if (i === from) return GIVE_UP;
-      this.pos = i;
-      return Number(b.toString('latin1', start, i));
-    }
+    if (c === 0x65 || c === 0x45) return this.readExponent(start, i + 1);
     this.pos = i;
     // Leading zeros of a fraction count as digits here: fewer may still be exact, never more.
     if (digits > 15) return Number(b.toString('latin1', start, i));
     const value = fraction === 0 ? mantissa : mantissa / POW10[fraction]!;
     return negative ? -value : value;
+  }
+
+  /** The rest of a number from just after its `e` (rare: kept apart so readNumber is small). */
+  private readExponent(start: number, at: number): Read {
+    const b = this.b;
+    let i = at;
+    let c = b[i];
+    if (c === 0x2b || c === MINUS) {
+      i += 1;
+      c = b[i];
+    }
+    const from = i;
+    while (c !== undefined && c >= ZERO && c <= NINE) {
+      i += 1;
+      c = b[i];
+    }
+    if (i === from) return GIVE_UP;
+    this.pos = i;
+    return Number(b.toString('latin1', start, i));
   }
 }
