@@ -37,7 +37,7 @@ import { parseJsonBody } from './json-body.js';
  * (connect on the Agent, headers and body per request), hands back the body as a stream we can
  * cap and destroy, and skips the WHATWG layer fetch adds on every chunk, which matters for a
  * 14 MB isptrends body (target P1, docs/performance.md). The body is collected into one Buffer
- * and parsed from it (json-body.ts: a large entries list in pieces).
+ * and parsed from it (json-body.ts: a large entries list read from its bytes, entries-scan.ts).
  *
  * Every exchange ends with its body consumed or destroyed, also on errors. The API key travels
  * only in the request header; it is read from the Secret when the headers are built and never

@@ -68,6 +68,8 @@ interface Shape {
   wordStarts: Int32Array;
   /** The shape of key k's value when it is an object, as first seen. */
   nested: Array<Shape | undefined>;
+  /** The last string read at key k (see readString). */
+  strings: Array<string | undefined>;
   build: (values: unknown[]) => object;
 }
 
@@ -117,6 +119,7 @@ function newShape(keys: readonly string[], nested: ReadonlyArray<Shape | undefin
     words: Uint32Array.from(words),
     wordStarts,
     nested: [...nested],
+    strings: keys.map(() => undefined),
     build: new Function('v', `return {${literal}};`) as Shape['build'],
   };
   shapes.set(keys.join(','), shape);
@@ -183,7 +186,7 @@ class Scanner {
     const { b, view, end } = this;
     if (b[this.pos] !== OPEN_BRACE) return GIVE_UP;
     let pos = this.pos + 1;
-    const { bytes, ends, words, wordStarts, nested } = shape;
+    const { bytes, ends, words, wordStarts, nested, strings } = shape;
     const values = this.values[depth]!;
     const count = ends.length;
     let from = 0;
@@ -197,7 +200,11 @@ class Scanner {
       for (; from < to; from += 1, pos += 1) if (b[pos] !== bytes[from]) return GIVE_UP;
       this.pos = pos;
       let value: Read;
-      if (b[pos] === OPEN_BRACE) {
+      const c = b[pos];
+      if (c === QUOTE) {
+        value = this.readString(strings[k]);
+        if (value !== GIVE_UP) strings[k] = value as string;
+      } else if (c === OPEN_BRACE) {
         const inner = nested[k];
         if (inner === undefined || depth === MAX_DEPTH) return GIVE_UP;
         value = this.scanObject(inner, depth + 1);
@@ -279,11 +286,18 @@ class Scanner {
     return value;
   }
 
-  /** A string without escapes or control characters, its quotes included; or GIVE_UP. */
-  private readString(): Read {
+  /**
+   * A string without escapes or control characters, its quotes included; or GIVE_UP. When its
+   * bytes are all ASCII and spell `previous` (the last string read at the same key of the same
+   * shape), that string is handed back instead of a new one: a network's tracking URLs and
+   * ISP names recur from entry to entry. (Only ASCII: a byte of 0x80 or more is not its own
+   * character in UTF-8.)
+   */
+  private readString(previous?: string): Read {
     const { b, end } = this;
     const start = this.pos + 1;
     let ascii = true;
+    let same = previous !== undefined;
     let i = start;
     for (;;) {
       if (i >= end) return GIVE_UP;
@@ -291,9 +305,11 @@ class Scanner {
       if (c === QUOTE) break;
       if (c === BACKSLASH || c < 0x20) return GIVE_UP;
       if (c >= 0x80) ascii = false;
+      else if (same && previous!.charCodeAt(i - start) !== c) same = false;
       i += 1;
     }
     this.pos = i + 1;
+    if (same && ascii && i - start === previous!.length) return previous;
     return b.toString(ascii ? 'latin1' : 'utf8', start, i);
   }
 

@@ -176,6 +176,16 @@ describe('scanEntries', () => {
       Buffer.from('"}]'),
     ]);
     expect(same(scan(raw), JSON.parse(raw.toString('utf8')))).toBe(true);
+    // A string like the entry before's is handed back only when its bytes spell it in ASCII:
+    // a lone 0xE9 after "é" (C3 A9) is U+FFFD, not "é".
+    const after = Buffer.concat([
+      Buffer.from('[{"isp":"é"},{"isp":"'),
+      Buffer.from([0xe9]),
+      Buffer.from('"},{"isp":"ab"},{"isp":"abc"},{"isp":"a"},{"isp":"a"},{"isp":"b"}]'),
+    ]);
+    expect(scan(after)).toEqual(
+      ['é', '\ufffd', 'ab', 'abc', 'a', 'a', 'b'].map((isp) => ({ isp })),
+    );
     // A raw control character is not JSON.
     expect(scan('[{"isp":"a\u0001b"}]')).toBeUndefined();
   });
