@@ -173,7 +173,7 @@ async function main(): Promise<void> {
 }
 
 const P1_INCLUDES =
-  'check: load state, GET access + isptrends (receive, JSON.parse, zod), classify, render, commit (Lua), mail-queue add; baseline: undici GET + body.text() + JSON.parse of the same body; API server in another process. The check reads a large entries body straight from its bytes (src/api/entries-scan.ts), the baseline parses it as one string: the "own receive" line divides by the check\'s own way of receiving instead';
+  'check: load state, GET access + isptrends (receive, read the entries, validate), classify, render, commit (Lua), mail-queue add; baseline: undici GET + body.text() + JSON.parse of the same body; API server in another process. The check reads a large entries body straight from its bytes (src/api/entries-scan.ts), the baseline parses it as one string: the "own receive" line divides by the check\'s own way of receiving instead';
 
 function judge(
   single: Array<SingleNetworkResult & { load: number[] }>,

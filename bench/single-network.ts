@@ -91,10 +91,10 @@ export interface AllocationResult {
 }
 
 export const FIRST_DAY = '2026-11-21';
-/** Untimed rounds (baseline and check, both days) before the timed ones. */
-const WARM_UP_ROUNDS = 8;
 export const NEXT_DAY = '2026-11-22';
 const NETWORK = 'bench-1';
+/** Untimed rounds (baseline and check, both days) before the timed ones. */
+const WARM_UP_ROUNDS = 8;
 
 /**
  * One network of `pairs` declining pairs, as P1 measures it: the sandbox in a process of its

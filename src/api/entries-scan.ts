@@ -58,7 +58,6 @@ type Read = unknown;
 
 /** The keys of one kind of object, as bytes to compare and as a literal to build it with. */
 interface Shape {
-  keys: readonly string[];
   /** `"key":` per key, each but the first after its comma, one after another. */
   bytes: Uint8Array;
   /** Where key k's bytes end in `bytes`. */
@@ -84,17 +83,21 @@ export const scanCounts = { learned: 0, fast: 0 };
 /** The shape of the last entry read: the next body's first entry is tried with it. */
 let lastEntryShape: Shape | undefined;
 
-/** The remembered shape of these keys, with the nested shapes it lacked; or undefined. */
-function knownShape(
-  keys: readonly string[],
-  nested: ReadonlyArray<Shape | undefined>,
-): Shape | undefined {
-  const known = shapes.get(keys.join(','));
+/**
+ * The remembered shape of these keys (`id`: the keys joined by commas), with the nested shapes
+ * it lacked; or undefined.
+ */
+function knownShape(id: string, nested: ReadonlyArray<Shape | undefined>): Shape | undefined {
+  const known = shapes.get(id);
   if (known) for (let k = 0; k < nested.length; k += 1) known.nested[k] ??= nested[k];
   return known;
 }
 
-function newShape(keys: readonly string[], nested: ReadonlyArray<Shape | undefined>): Shape {
+function newShape(
+  id: string,
+  keys: readonly string[],
+  nested: ReadonlyArray<Shape | undefined>,
+): Shape {
   if (shapes.size >= MAX_SHAPES) shapes.clear();
   const parts = keys.map((key, k) => Buffer.from(`${k === 0 ? '' : ','}"${key}":`, 'latin1'));
   const bytes = new Uint8Array(Buffer.concat(parts));
@@ -113,7 +116,6 @@ function newShape(keys: readonly string[], nested: ReadonlyArray<Shape | undefin
   // The keys matched KEY, so each is its own JSON string literal; values come in by index.
   const literal = keys.map((key, k) => `${JSON.stringify(key)}:v[${k}]`).join(',');
   const shape: Shape = {
-    keys,
     bytes,
     ends,
     words: Uint32Array.from(words),
@@ -122,7 +124,7 @@ function newShape(keys: readonly string[], nested: ReadonlyArray<Shape | undefin
     strings: keys.map(() => undefined),
     build: new Function('v', `return {${literal}};`) as Shape['build'],
   };
-  shapes.set(keys.join(','), shape);
+  shapes.set(id, shape);
   return shape;
 }
 
@@ -254,11 +256,12 @@ class Scanner {
     }
     if (this.pos >= end || b[this.pos] !== CLOSE_BRACE) return GIVE_UP;
     this.pos += 1;
-    let shape = knownShape(keys, nested);
+    const id = keys.join(',');
+    let shape = knownShape(id, nested);
     if (!shape) {
       if (this.added === MAX_NEW_SHAPES_PER_BODY) return GIVE_UP;
       this.added += 1;
-      shape = newShape(keys, nested);
+      shape = newShape(id, keys, nested);
     }
     this.lastShape = shape;
     return shape.build(values);

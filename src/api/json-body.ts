@@ -1,6 +1,8 @@
 /**
  * `JSON.parse` of a response body held in a Buffer, with large `{"entries":[...]}` bodies (the
- * isptrends list) parsed in pieces of about PIECE_BYTES instead of as one string.
+ * isptrends list) read straight from their bytes when their entries are of the subset
+ * entries-scan.ts reads (the API's are), else parsed in pieces of about PIECE_BYTES; either way
+ * not as one string.
  *
  * Why: V8 puts every string over 128 KB in memory mapped for it alone, and unmaps it when the
  * string dies, so the kernel faults a large body's text in page by page on every run: for the
@@ -49,8 +51,9 @@ export function parseJsonBody(buffer: Buffer, end: number): unknown {
 }
 
 /**
- * The body's value, or undefined when it cannot be parsed in pieces (see the top). Exported
- * for the tests, which check which bodies take this way.
+ * The body's value, its entries read by scanEntries or parsed in pieces, or undefined when
+ * neither can vouch for it (see the top). Exported for the tests, which check which bodies take
+ * this way.
  */
 export function parseEntriesInPieces(buffer: Buffer, end: number): unknown {
   const open = entriesArrayStart(buffer, end);
