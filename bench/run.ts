@@ -6,7 +6,12 @@ import { startPrivateRedis } from '../src/demo/private-redis.js';
 import { measureCliLatency, type CliLatencyResult } from './cli-latency.js';
 import { measureFleet, type FleetResult } from './fleet.js';
 import { collectGarbage, describeMachine, median, round } from './measure.js';
-import { measureSingleNetwork, type SingleNetworkResult } from './single-network.js';
+import {
+  measureSingleNetwork,
+  WARM_UP_CHECKS,
+  WARM_UP_ROUNDS,
+  type SingleNetworkResult,
+} from './single-network.js';
 import { measureStartup, type StartupResult } from './startup.js';
 import { repoRoot } from './worker-process.js';
 
@@ -172,8 +177,7 @@ async function main(): Promise<void> {
   }
 }
 
-const P1_INCLUDES =
-  'check: load state, GET access + isptrends (receive, read the entries, validate), classify, render, commit (Lua), mail-queue add; baseline: undici GET + body.text() + JSON.parse of the same body; API server in another process. The check reads a large entries body straight from its bytes (src/api/entries-scan.ts), the baseline parses it as one string: the "own receive" line divides by the check\'s own way of receiving instead';
+const P1_INCLUDES = `check: load state, GET access + isptrends (receive, read the entries, validate), classify, render, commit (Lua), mail-queue add; baseline: undici GET + body.text() + JSON.parse of the same body; API server in another process; timed after ${WARM_UP_ROUNDS} untimed rounds at the size and, in all, ${WARM_UP_CHECKS} untimed checks in the process. The check reads a large entries body straight from its bytes (src/api/entries-scan.ts), the baseline parses it as one string: the "own receive" line divides by the check's own way of receiving instead`;
 
 function judge(
   single: Array<SingleNetworkResult & { load: number[] }>,
