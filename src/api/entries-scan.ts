@@ -59,18 +59,28 @@ type Read = unknown;
 /**
  * The keys of one kind of object, as bytes to compare and as a literal to build it with. Key k's
  * part is `"key":` (after a comma but for the first key), at least 4 bytes (a key has a
- * character). It is compared as its whole 4-byte words from its start, and, when its length is
- * not a multiple of 4, as one more word ending where it ends (overlapping the last whole one):
- * every byte compared, and no loop a byte at a time.
+ * character), all of it ASCII from `"`, `:`, `,` and KEY's characters.
+ *
+ * A part of 8 bytes or more is compared 8 bytes at a time, as little-endian doubles: its whole
+ * 8-byte words from its start, then, when its length is not a multiple of 8, the 8 bytes that
+ * end where it ends (overlapping the last whole word), so every byte is compared and none a byte
+ * at a time. Comparing doubles is comparing bits here: a double is NaN or infinite only when its
+ * top byte's low 7 bits are all set (0x7f or 0xff, neither in a part), and zero only when it has
+ * no set bit besides the sign (a part has no 0x00 byte), so an expected word is a finite, nonzero
+ * double, and only the same 64 bits compare equal to it. A shorter part is compared as its first
+ * and its last 4 bytes (overlapping).
  */
 interface Shape {
   /** Key k's part's length in bytes. */
   lengths: Int32Array;
-  /** The parts' whole words (little-endian 32-bit), key by key; key k's from wordStarts[k]. */
-  words: Uint32Array;
+  /** The whole 8-byte words of the parts of 8 bytes or more, key by key; key k's from wordStarts[k]. */
+  words: Float64Array;
   wordStarts: Int32Array;
-  /** Key k's part's last 4 bytes as a word, when its length is not a multiple of 4 (else 0). */
-  tails: Uint32Array;
+  /**
+   * Per key, two entries: for a part of 8 bytes or more, its last 8 bytes as a double (0 when
+   * its length is a multiple of 8) and 0; for a shorter one, its first and its last 4 bytes.
+   */
+  ends: Float64Array;
   /** The shape of key k's value when it is an object, as first seen. */
   nested: Array<Shape | undefined>;
   /** The last string read at key k (see readString). */
@@ -108,20 +118,26 @@ function newShape(
   const parts = keys.map((key, k) => Buffer.from(`${k === 0 ? '' : ','}"${key}":`, 'latin1'));
   const words: number[] = [];
   const wordStarts = new Int32Array(keys.length + 1);
+  const ends = new Float64Array(2 * keys.length);
   parts.forEach((part, k) => {
     wordStarts[k] = words.length;
-    for (let w = 0; w + 4 <= part.length; w += 4) words.push(part.readUInt32LE(w));
+    const length = part.length;
+    if (length >= 8) {
+      for (let w = 0; w + 8 <= length; w += 8) words.push(part.readDoubleLE(w));
+      if (length % 8 !== 0) ends[2 * k] = part.readDoubleLE(length - 8);
+    } else {
+      ends[2 * k] = part.readUInt32LE(0);
+      ends[2 * k + 1] = part.readUInt32LE(length - 4);
+    }
   });
   wordStarts[keys.length] = words.length;
   // The keys matched KEY, so each is its own JSON string literal; values come in by index.
   const literal = keys.map((key, k) => `${JSON.stringify(key)}:v[${k}]`).join(',');
   const shape: Shape = {
     lengths: Int32Array.from(parts, (part) => part.length),
-    words: Uint32Array.from(words),
+    words: Float64Array.from(words),
     wordStarts,
-    tails: Uint32Array.from(parts, (part) =>
-      part.length % 4 === 0 ? 0 : part.readUInt32LE(part.length - 4),
-    ),
+    ends,
     nested: [...nested],
     strings: keys.map(() => undefined),
     build: new Function('v', `return {${literal}};`) as Shape['build'],
@@ -190,28 +206,34 @@ class Scanner {
     const { b, view, end } = this;
     if (b[this.pos] !== OPEN_BRACE) return GIVE_UP;
     let pos = this.pos + 1;
-    const { lengths, words, wordStarts, tails, nested, strings } = shape;
+    const { lengths, words, wordStarts, ends, nested, strings } = shape;
     const values = this.values[depth]!;
     const count = lengths.length;
     for (let k = 0; k < count; k += 1) {
       const length = lengths[k]!;
       if (pos + length > end) return GIVE_UP;
-      // The whole words, four to an iteration (the keys are ~8 words long), then the rest.
-      const last = wordStarts[k + 1]!;
-      let w = wordStarts[k]!;
-      let at = pos;
-      for (; w + 3 < last; w += 4, at += 16) {
-        if (
-          view.getUint32(at, true) !== words[w] ||
-          view.getUint32(at + 4, true) !== words[w + 1] ||
-          view.getUint32(at + 8, true) !== words[w + 2] ||
-          view.getUint32(at + 12, true) !== words[w + 3]
-        ) {
+      if (length >= 8) {
+        // The whole words, two to an iteration (the API's keys are 4 - 6 words long), then
+        // the last 8 bytes.
+        const last = wordStarts[k + 1]!;
+        let w = wordStarts[k]!;
+        let at = pos;
+        for (; w + 1 < last; w += 2, at += 16) {
+          if (
+            view.getFloat64(at, true) !== words[w] ||
+            view.getFloat64(at + 8, true) !== words[w + 1]
+          ) {
+            return GIVE_UP;
+          }
+        }
+        if (w < last && view.getFloat64(at, true) !== words[w]) return GIVE_UP;
+        if ((length & 7) !== 0 && view.getFloat64(pos + length - 8, true) !== ends[2 * k]) {
           return GIVE_UP;
         }
-      }
-      for (; w < last; w += 1, at += 4) if (view.getUint32(at, true) !== words[w]) return GIVE_UP;
-      if ((length & 3) !== 0 && view.getUint32(pos + length - 4, true) !== tails[k]) {
+      } else if (
+        view.getUint32(pos, true) !== ends[2 * k] ||
+        view.getUint32(pos + length - 4, true) !== ends[2 * k + 1]
+      ) {
         return GIVE_UP;
       }
       pos += length;

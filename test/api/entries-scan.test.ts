@@ -240,6 +240,54 @@ describe('scanEntries', () => {
     }
   });
 
+  it('compares every byte of every key, whatever 8 bytes spell as a double', () => {
+    // Keys are compared 8 bytes at a time as doubles; only the same bits may compare equal.
+    // Taken: a second entry of the first's shape. Then, across the second entry, 8 bytes
+    // replaced by a NaN, an infinity, +0 or -0 (as doubles): no longer JSON, so given up; and
+    // single bits flipped: JSON.parse's value or given up.
+    const first = { yesterday_total_clicks: 1, isp: 'a', abcdefgh: 2, ab: 3 };
+    const base = `[${JSON.stringify(first)},${JSON.stringify({ ...first, isp: 'b' })}]`;
+    taken(base);
+    const second = base.indexOf('},{') + 2;
+    const patterns = [
+      [0, 0, 0, 0, 0, 0, 0xf8, 0x7f], // NaN
+      [0, 0, 0, 0, 0, 0, 0xf0, 0x7f], // Infinity
+      [0, 0, 0, 0, 0, 0, 0, 0], // +0
+      [0, 0, 0, 0, 0, 0, 0, 0x80], // -0
+    ];
+    let tried = 0;
+    let stillJson = 0;
+    for (let at = second + 1; at + 8 <= base.length - 2; at += 1) {
+      for (const pattern of patterns) {
+        const bytes = Buffer.from(base);
+        Buffer.from(pattern).copy(bytes, at);
+        expect(scan(bytes), `${pattern.join(',')} at ${at}`).toBeUndefined();
+        tried += 1;
+      }
+      for (let bit = 0; bit < 7; bit += 1) {
+        const bytes = Buffer.from(base);
+        bytes[at] = bytes[at]! ^ (1 << bit);
+        // Still JSON (another key letter, a digit for a digit): the reader gives JSON.parse's
+        // value (a key read with the old shape's name would differ) or gives up.
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(bytes.toString());
+        } catch {
+          expect(scan(bytes)).toBeUndefined();
+          continue;
+        }
+        const value = scan(bytes);
+        if (value !== undefined) {
+          expect(same(value, parsed), `bit ${bit} at ${at}`).toBe(true);
+          stillJson += 1;
+        }
+      }
+    }
+    expect(tried).toBeGreaterThan(150);
+    // Many flips left JSON with other keys or values, and the reader took them.
+    expect(stillJson).toBeGreaterThan(50);
+  });
+
   it('never reads past the array, whatever the bytes after it', () => {
     const text = JSON.stringify(apiEntries(20));
     // An entry cut short before the `]`: the stale bytes after it must not complete it.
