@@ -5,8 +5,9 @@
  * Why: `JSON.parse` reads each entry's 33 keys as text and looks each up, and it is most of a
  * traffic-check's time (40 ms of 14 MB at 10,000 pairs). Every entry of the list has the same
  * keys in the same order, so this reader learns an entry's keys once (its shape), then for each
- * entry compares the key bytes with the shape's, four bytes at a time, reads the values, and
- * builds the object with a literal generated for the shape: 24 - 28 ms for the same body.
+ * entry compares the key bytes with the shape's, eight bytes at a time (see Shape), reads the
+ * values, and builds the object with a literal generated for the shape: ~8 ms for the same body
+ * where `JSON.parse` took ~20 on the same machine.
  *
  * Why it is the same value: it accepts only a narrow, exactly specified subset of JSON, and
  * gives up (undefined) at anything else, and the caller then parses as before
