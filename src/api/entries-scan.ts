@@ -74,7 +74,10 @@ type Read = unknown;
 interface Shape {
   /** Key k's part's length in bytes. */
   lengths: Int32Array;
-  /** The whole 8-byte words of the parts of 8 bytes or more, key by key; key k's from wordStarts[k]. */
+  /**
+   * The whole 8-byte words of the parts of 8 bytes or more, key by key; key k's from
+   * wordStarts[k].
+   */
   words: Float64Array;
   wordStarts: Int32Array;
   /**
@@ -118,11 +121,13 @@ function newShape(
   if (shapes.size >= MAX_SHAPES) shapes.clear();
   const parts = keys.map((key, k) => Buffer.from(`${k === 0 ? '' : ','}"${key}":`, 'latin1'));
   const words: number[] = [];
+  const lengths = new Int32Array(keys.length);
   const wordStarts = new Int32Array(keys.length + 1);
   const ends = new Float64Array(2 * keys.length);
   parts.forEach((part, k) => {
     wordStarts[k] = words.length;
     const length = part.length;
+    lengths[k] = length;
     if (length >= 8) {
       for (let w = 0; w + 8 <= length; w += 8) words.push(part.readDoubleLE(w));
       if (length % 8 !== 0) ends[2 * k] = part.readDoubleLE(length - 8);
@@ -135,7 +140,7 @@ function newShape(
   // The keys matched KEY, so each is its own JSON string literal; values come in by index.
   const literal = keys.map((key, k) => `${JSON.stringify(key)}:v[${k}]`).join(',');
   const shape: Shape = {
-    lengths: Int32Array.from(parts, (part) => part.length),
+    lengths,
     words: Float64Array.from(words),
     wordStarts,
     ends,
