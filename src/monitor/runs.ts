@@ -1,5 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import { poissonZCorrected, type ClickCounts } from './significance.js';
+import { dropZ, type ClickCounts } from './significance.js';
 import type { Thresholds } from './thresholds.js';
 import type { WatchedRun } from './types.js';
 
@@ -27,7 +27,7 @@ export interface ListedRun {
 }
 
 /** A day joins (or starts) a run only with at least this much evidence of its own. */
-export const RUN_MIN_DAY_SIGNIFICANCE = 1;
+export const RUN_MIN_DAY_SIGNIFICANCE = 0.5;
 /** A steady decline needs this many days in a row in the list, today included. */
 export const STEADY_MIN_DAYS = 3;
 /** ... today's drop is at least this share of minDropPercent ... */
@@ -117,9 +117,16 @@ export function begunRun(
   };
 }
 
-/** The run's evidence: significanceOf's rule applied to its summed clicks. */
-export function runSignificance(run: ListedRun): number {
-  return Math.min(poissonZCorrected(run.d7, run.clicks), poissonZCorrected(run.d14, run.clicks));
+/**
+ * The run's evidence: significanceOf's rule applied to its summed clicks, against the learned
+ * variation `extra` of one day (monitor/variation.ts): a sum of `days` days varies by 1/days of
+ * it, as the days vary independently.
+ */
+export function runSignificance(run: ListedRun, extra = 0): number {
+  return Math.min(
+    dropZ(run.d7, 1, run.clicks, extra, run.days),
+    dropZ(run.d14, 1, run.clicks, extra, run.days),
+  );
 }
 
 /** The run's drop in percent against the same weekdays a week before (its summed days). */
@@ -140,6 +147,7 @@ export function isSteadyDecline(
   run: ListedRun | undefined,
   today: { baseline: number; dropPercent: number },
   settings: Thresholds,
+  extra = 0,
 ): boolean {
   return (
     run !== undefined &&
@@ -149,6 +157,6 @@ export function isSteadyDecline(
     today.baseline >= settings.minBaselineClicks &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
     today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
-    runSignificance(run) >= settings.minSignificance
+    runSignificance(run, extra) >= settings.minSignificance
   );
 }

@@ -77,7 +77,10 @@
 import type { IspTrend } from '../api/schemas.js';
 import type { IsoDate } from '../dates.js';
 import type { ThmErrorCode } from '../errors.js';
+import type { ClassifiedDrop } from './common-drops.js';
+import type { LearnedState } from './learned.js';
 import type { ListedRun } from './runs.js';
+import type { Variation } from './variation.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
@@ -201,6 +204,11 @@ export interface ClassifiedPair {
   run?: ListedRun;
   /** Alertable only as a steady decline (its run's evidence, not today's alone). */
   steady?: boolean;
+  /**
+   * The share of its 7-days-back clicks its domain kept today by a common move (under 1), when
+   * most of the domain is down together: the pair was judged against that (common-move.ts).
+   */
+  commonShare?: number;
 }
 
 /** A pair's listed run, as remembered between runs (monitor/runs.ts). */
@@ -246,6 +254,8 @@ export interface HistoryChange {
   runs?: WatchedRun[];
   /** Runs of one listed day, `asOf`: `startedRun` (monitor/history-change.ts). */
   runsStarted?: { asOf: IsoDate; entries: readonly IspTrend[] };
+  /** What is learned of the network after the run (monitor/learned.ts); absent: untouched. */
+  learned?: LearnedState;
 }
 
 export interface Classification {
@@ -258,6 +268,10 @@ export interface Classification {
   pairs: ClassifiedPair[];
   counts: ClassCounts;
   domains: DomainRollup[];
+  /** The common drops of the run (monitor/common-drops.ts), each with its class; absent: none. */
+  drops?: ClassifiedDrop[];
+  /** The network's variation the run judged by (monitor/variation.ts); absent: chance alone. */
+  variation?: Variation;
   /** The history after this run (see HistoryChange). */
   changes: HistoryChange;
   /** Pairs in today's list that are neither alertable nor active (not classified). */
