@@ -1,7 +1,6 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import type { CommonMove, CommonMoves, DomainListing } from './common-move.js';
 import { severityOf, type Thresholds } from './thresholds.js';
-import type { Severity } from './types.js';
 import type { Variation } from './variation.js';
 
 /**
@@ -31,8 +30,8 @@ export interface ActiveDrop {
   /** Its last drop against 7 and 14 days back, in percent. */
   dropPercent: number;
   dropPercent14: number;
-  /** The severity of its drop when it was last e-mailed. */
-  notifiedSeverity: Severity;
+  /** Its drop against 7 days back when it was last e-mailed, in percent. */
+  notifiedDropPercent: number;
   /** Quiet runs since it was last found (one per as-of date: quietAsOf). */
   quietRuns: number;
   quietAsOf?: IsoDate;
@@ -63,6 +62,20 @@ export interface ClassifiedDrop {
   /** Clicks lost on its listed pairs (7 days back minus yesterday) and their 7-days-back sum. */
   clicksLost: number;
   baselineClicks: number;
+}
+
+/**
+ * An active drop is told again as worse when it turned critical and kept at most this share of
+ * what it still had when last e-mailed: a dip that became an outage, not a dip measured a
+ * little deeper (a holiday on top of a campaign's end).
+ */
+export const WORSE_KEPT_SHARE = 0.5;
+
+function isWorse(dropPercent: number, notifiedDropPercent: number, settings: Thresholds): boolean {
+  return (
+    severityOf(dropPercent, settings) === 'critical' &&
+    100 - dropPercent <= (100 - notifiedDropPercent) * WORSE_KEPT_SHARE
+  );
 }
 
 /** A drop still at least this share of minDropPercent keeps an active drop going. */
@@ -253,7 +266,7 @@ export function classifyDrops(input: DropsInput): {
     const drop = classified(input, scope, domainId, move, prev);
     if (prev === undefined) {
       drop.class = silenced ? 'silenced' : 'new';
-      if (!silenced) after.push(started(drop, asOf, settings));
+      if (!silenced) after.push(started(drop, asOf));
     } else {
       const next: ActiveDrop = {
         ...prev,
@@ -265,13 +278,16 @@ export function classifyDrops(input: DropsInput): {
       const due =
         settings.renotifyAfterDays > 0 &&
         daysBetween(prev.lastNotified, asOf) >= settings.renotifyAfterDays;
-      // Deeper than told: a dip that turned into an outage is news.
-      const severity = severityOf(drop.dropPercent, settings);
-      const worse = severity === 'critical' && prev.notifiedSeverity === 'warning';
-      drop.class = silenced ? 'silenced' : worse ? 'worse' : due ? 'reminder' : 'ongoing';
+      drop.class = silenced
+        ? 'silenced'
+        : isWorse(drop.dropPercent, prev.notifiedDropPercent, settings)
+          ? 'worse'
+          : due
+            ? 'reminder'
+            : 'ongoing';
       if (drop.class === 'worse' || drop.class === 'reminder') {
         next.lastNotified = asOf;
-        next.notifiedSeverity = severity;
+        next.notifiedDropPercent = drop.dropPercent;
       }
       after.push(next);
     }
@@ -361,7 +377,7 @@ function classified(
   return drop;
 }
 
-function started(drop: ClassifiedDrop, asOf: IsoDate, settings: Thresholds): ActiveDrop {
+function started(drop: ClassifiedDrop, asOf: IsoDate): ActiveDrop {
   return {
     scope: drop.scope,
     domainId: drop.domainId,
@@ -371,7 +387,7 @@ function started(drop: ClassifiedDrop, asOf: IsoDate, settings: Thresholds): Act
     lastNotified: asOf,
     dropPercent: drop.dropPercent,
     dropPercent14: drop.dropPercent14,
-    notifiedSeverity: severityOf(drop.dropPercent, settings),
+    notifiedDropPercent: drop.dropPercent,
     quietRuns: 0,
   };
 }

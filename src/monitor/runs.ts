@@ -28,8 +28,10 @@ export interface ListedRun {
 
 /** A day joins (or starts) a run only with at least this much evidence of its own. */
 export const RUN_MIN_DAY_SIGNIFICANCE = 0.5;
-/** A steady decline needs this many days in a row in the list, today included. */
+/** A steady decline needs this many days in a row in the list, today included ... */
 export const STEADY_MIN_DAYS = 3;
+/** ... or this many, when the run's days together dropped criticalDropPercent or more. */
+export const STEADY_DEEP_MIN_DAYS = 2;
 /** ... today's drop is at least this share of minDropPercent ... */
 export const STEADY_DROP_SHARE = 0.75;
 /** ... and at least this share of the run's own average drop (deepening, not receding). */
@@ -136,25 +138,28 @@ export function runDropPercent(run: ListedRun): number {
 
 /**
  * A steady decline: alertable although today's numbers alone are not enough. Listed
- * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own); the run's summed
- * days clear minSignificance (what counts as certain does not change); today's baseline meets
- * minBaselineClicks; and today's drop is at least STEADY_DROP_SHARE of minDropPercent (three
- * days of a decline that is still deepening will cross it: the run is why it is told now) and
- * at least STEADY_HOLD_SHARE of the run's average drop (still as deep: not the tail of an outage
- * that has passed).
+ * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_DEEP_MIN_DAYS
+ * when the run's days together dropped criticalDropPercent or more); the run's summed days
+ * clear minSignificance (what counts as certain does not change); the pair is of a size worth
+ * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
+ * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50); and
+ * today's drop is at least STEADY_DROP_SHARE of minDropPercent (three days of a decline that is
+ * still deepening will cross it: the run is why it is told now) and at least STEADY_HOLD_SHARE
+ * of the run's average drop (still as deep: not the tail of an outage that has passed).
  */
 export function isSteadyDecline(
   run: ListedRun | undefined,
-  today: { baseline: number; dropPercent: number },
+  today: { baseline: number; d14: number; d30: number; dropPercent: number },
   settings: Thresholds,
   extra = 0,
 ): boolean {
+  const deep = run !== undefined && runDropPercent(run) >= settings.criticalDropPercent;
   return (
     run !== undefined &&
     settings.minSignificance > 0 &&
-    run.days >= STEADY_MIN_DAYS &&
+    run.days >= (deep ? STEADY_DEEP_MIN_DAYS : STEADY_MIN_DAYS) &&
     today.baseline > 0 &&
-    today.baseline >= settings.minBaselineClicks &&
+    Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
     today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
     runSignificance(run, extra) >= settings.minSignificance

@@ -115,4 +115,19 @@ export const SIGNIFICANCE_RULES: Readonly<Record<string, SignificanceRule>> = {
     significanceOf(counts, { extra: noise.extra, share7: 1, share14: 1 }),
   /** The rule in use. */
   learned: significanceOf,
+  /** Against the two weeks pooled (their geometric mean), learned variation and common move. */
+  'learned-pooled': (counts, noise) => pooledZ(counts, noise),
 };
+
+/**
+ * z of yesterday below the geometric mean of the two weeks back (each as the common move left
+ * it): the comparison's variation is 1.5 x a day's (yesterday's, and half of each week's).
+ */
+function pooledZ(counts: ClickCounts, noise: DropNoise): number {
+  const base = Math.sqrt(noise.share7 * counts.d7 * noise.share14 * counts.d14);
+  const chance = poissonZBelowShare(base * 2, 0.5, counts.yesterday);
+  if (chance <= 0 || noise.extra <= 0) return chance;
+  const log = Math.log((base + 0.5) / (counts.yesterday + 0.5));
+  if (log <= 0) return 0;
+  return 1 / Math.sqrt(1 / (chance * chance) + (1.5 * noise.extra) / (log * log));
+}

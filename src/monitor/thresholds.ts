@@ -115,8 +115,9 @@ export function isClearlyCritical(
 export interface PairMeasure {
   baseline: number;
   yesterday: number;
-  /** Clicks 14 days back. */
+  /** Clicks 14 and 30 days back. */
   d14: number;
+  d30: number;
   dropPercent: number;
   significance: number;
   alertable: boolean;
@@ -130,6 +131,7 @@ export function emptyMeasure(): PairMeasure {
   return {
     baseline: 0,
     d14: 0,
+    d30: 0,
     yesterday: 0,
     dropPercent: 0,
     significance: 0,
@@ -165,6 +167,7 @@ export function measureEntryInto(
   const significance = rule(ruleInput, noise);
   out.baseline = baseline;
   out.d14 = d14;
+  out.d30 = entry.thirty_days_ago_total_clicks;
   out.yesterday = yesterday;
   out.dropPercent = dropPercent;
   out.significance = significance;

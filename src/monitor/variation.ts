@@ -82,8 +82,8 @@ export interface Variation {
 /** Half-life of what a run adds, in as-of days. */
 export const HALF_LIFE_DAYS = 28;
 /** The prior: a typical network's variation, sd of a day's clicks (all parts; the shared part). */
-export const PRIOR_EXTRA_SD = 0.1;
-export const PRIOR_COMMON_SD = 0.05;
+export const PRIOR_EXTRA_SD = 0.15;
+export const PRIOR_COMMON_SD = 0.08;
 export const PRIOR_NETWORK_SD = 0.03;
 /** How much the prior weighs: large pairs' comparisons, domains' days, days. */
 export const PRIOR_SPREAD_WEIGHT = 10;
