@@ -54,7 +54,7 @@ export function registerRunCommand(program: Command): void {
       .option('--all', 'every configured network')
       .option(
         '--date <YYYY-MM-DD>',
-        "as-of date (default: today in the network's time zone); at most one day ahead, and not older than the newest run unless that date already ran",
+        "as-of date (default: today in the network's time zone); not after today, and not older than the newest run unless that date already ran",
       )
       .option('--wait', 'wait for the outcome, print it and set the exit code')
       .option('--timeout <seconds>', 'with --wait: give up after this long (default 120)')
