@@ -233,7 +233,7 @@ describe('deploy/systemd/thm.service', () => {
 
   it('ships a config that validates (with its credential absent it names the file)', () => {
     expect(() => parseConfig(config, { env: { REDIS_URL: 'redis://127.0.0.1:6379' } })).toThrow(
-      /^networks\[0\]\.apiKeyFile: cannot read \/run\/credentials\/thm\.service\/acme_key \(no such file\)$/,
+      /^networks\[0\]\.apiKeyFile: cannot read \/run\/credentials\/thm\.service\/acme_key \(no such file: systemd's thm\.service hands it over while it runs, with LoadCredential=acme_key:<key file> in the unit\)$/,
     );
   });
 
