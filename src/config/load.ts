@@ -372,13 +372,16 @@ function resolveApiKey(
     value = readFileSync(file, 'utf8').trim();
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    // In a container, /run/secrets is where Docker mounts secrets: say how one gets there.
-    const hint =
-      missing && file.startsWith('/run/secrets/')
+    // Docker mounts secrets at /run/secrets, systemd hands credentials over at
+    // /run/credentials/<unit>/ while the unit runs: say how one gets there.
+    const credential = /^\/run\/credentials\/([^/]+)\/([^/]+)$/.exec(file);
+    const hint = !missing
+      ? ''
+      : file.startsWith('/run/secrets/')
         ? ` (no such file: list the secret under the service's \`secrets:\` and create its file, e.g. ./deploy/secrets/${path.basename(file)} with docker-compose.yml)`
-        : missing
-          ? ' (no such file)'
-          : '';
+        : credential
+          ? ` (no such file: systemd's ${credential[1]} hands it over while it runs, with LoadCredential=${credential[2]}:<key file> in the unit)`
+          : ' (no such file)';
     throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}${hint}`);
   }
   if (!value) throw new ConfigError(`networks[${index}].apiKeyFile: ${file} is empty`);

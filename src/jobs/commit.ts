@@ -69,7 +69,7 @@ export function standingRun(state: NetworkState, request: CheckRequest): RunReco
 /**
  * How long a commit keeps trying through a Redis failover (the store refusing or losing the
  * connection with a retryable THM_STORE error) before the attempt fails: longer than a
- * Sentinel or Cluster failover takes (README "Operating it"), shorter than a job's lock.
+ * Sentinel or Cluster failover takes (docs/operations.md), shorter than a job's lock.
  */
 export const FAILOVER_RETRY_MS = 30_000;
 const FAILOVER_PAUSE_MS = 500;

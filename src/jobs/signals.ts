@@ -23,7 +23,7 @@ export interface SignalledWorker {
  *   through stalled-job recovery if they outlive the lock) and exits 0; a worker still starting
  *   is closed once it has, or, when that takes longer than STOP_WITHOUT_REDIS_MS (no Redis),
  *   the process exits 0 without it. A second signal exits at once.
- * - SIGHUP reloads the config (README, "Operating it"). One that arrives while the
+ * - SIGHUP reloads the config (docs/operations.md). One that arrives while the
  *   worker starts is applied as soon as it has: the file may have changed after it was read.
  *   It used to end the process, dropping its active jobs.
  */
