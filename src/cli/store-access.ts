@@ -1,5 +1,5 @@
 import type { Config } from '../config/load.js';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
@@ -25,8 +25,8 @@ export async function withStore<T>(
   // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis
   // (target P7, docs/performance.md).
   const [{ connectRedis, describeRedis }, { watchReach }] = await Promise.all([
-    import('../jobs/redis.js'),
-    import('../jobs/redis-reach.js'),
+    import('../redis/connection.js'),
+    import('../redis/reach.js'),
   ]);
   // The one-line error below says it all: no connection-problem log lines on a terminal.
   const redis = connectRedis(config.redis, silentLogger, {

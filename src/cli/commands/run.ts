@@ -10,7 +10,7 @@ import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { silentLogger } from '../../log.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
-import { parseChannelDeliveryId } from '../../notify/channels/types.js';
+import { parseChannelDeliveryId } from '../../notify/channels/delivery-id.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import { loadCliConfig, selectNetworks } from '../context.js';
 import { printJson, printLine } from '../output.js';
@@ -162,8 +162,8 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   const [{ loadBullmq }, { connectRedis, describeRedis }, reaching, { RedisStore }] =
     await Promise.all([
       import('../../cjs-packages.js'),
-      import('../../jobs/redis.js'),
-      import('../../jobs/redis-reach.js'),
+      import('../../redis/connection.js'),
+      import('../../redis/reach.js'),
       import('../../store/redis-store.js'),
     ]);
   const { Queue, QueueEvents } = loadBullmq();

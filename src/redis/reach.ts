@@ -1,5 +1,5 @@
 import { ThmError } from '../errors.js';
-import { isReady, type RedisClient } from './redis.js';
+import { isReady, type RedisClient } from './connection.js';
 
 /**
  * Why a Redis connection could not be made, in the words an operator acts on: refused (nothing
