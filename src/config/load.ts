@@ -3,18 +3,18 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ChannelConfig } from '../notify/channels/types.js';
+import type { ChannelType, NotificationKind } from '../notification-names.js';
 import {
   channelNames,
   configSchema,
   endpointProblem,
-  type AlertSettings,
   type ParsedChannel,
   type ParsedConfig,
   type ParsedNetwork,
 } from './schema.js';
 import { describeIssues, summarizeProblems } from './problems.js';
 import { Secret, redactUrl } from './secret.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
 
 /**
  * The effective config: the file, validated and defaulted, with environment overrides applied
@@ -32,6 +32,24 @@ export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' |
   alerts: AlertSettings;
   /** Its own channels, else the top-level list; URLs and keys resolved. */
   channels: ChannelConfig[];
+}
+
+/** A channel of the effective config, with its secrets resolved. */
+export interface ChannelConfig {
+  type: ChannelType;
+  /** Unique among the network's channels; part of every delivery id. */
+  name: string;
+  /**
+   * Where to post; undefined: no endpoint, the body is written to `mail.outboxDir` as a `.json`
+   * file beside the e-mails (the demo, a dry run).
+   */
+  url?: Secret;
+  /** webhook: the HMAC-SHA256 key of the X-Thm-Signature header. */
+  secret?: Secret;
+  /** Kinds posted to this channel; undefined: every kind. */
+  kinds?: NotificationKind[];
+  /** The deadline of one post; undefined: the transport's (DEFAULT_CHANNEL_TIMEOUTS.totalMs). */
+  timeoutMs?: number;
 }
 
 export interface Config extends Omit<

@@ -10,10 +10,10 @@ import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
-import { connectRedis, scanKeys } from '../jobs/redis.js';
+import { connectRedis, scanKeys } from '../redis/connection.js';
 import { silentLogger, type Logger } from '../log.js';
 import { RUN_KINDS } from '../monitor/types.js';
-import { parseChannelDeliveryId } from '../notify/channels/types.js';
+import { parseChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import { channelFileName, outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {

@@ -2,9 +2,8 @@ import type { NetworkConfig } from '../config/load.js';
 import { ThmError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
 import type { ClassCounts, IsoDate, RunKind, RunRecord } from '../monitor/types.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
 import { renderRun, type RenderedRun } from '../notify/render-run.js';
-import type { Notification } from '../notify/types.js';
+import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
 import type { Runtime } from './runtime.js';
 

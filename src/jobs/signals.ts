@@ -1,5 +1,4 @@
 import type { Logger } from '../log.js';
-import type { RunningWorker } from './worker.js';
 
 /**
  * How long a stopping worker waits for a Redis that does not answer. Its active jobs cannot
@@ -9,6 +8,12 @@ import type { RunningWorker } from './worker.js';
  * later, so a Redis that comes back in time lets the jobs finish normally.
  */
 export const STOP_WITHOUT_REDIS_MS = 10_000;
+
+/** What the signals act on: the running worker (worker.ts's RunningWorker), once started. */
+export interface SignalledWorker {
+  reload?: (trigger: 'SIGHUP') => Promise<unknown>;
+  close(): Promise<void>;
+}
 
 /**
  * The worker process's signals, installed before the worker starts (before its modules are even
@@ -22,7 +27,7 @@ export const STOP_WITHOUT_REDIS_MS = 10_000;
  *   worker starts is applied as soon as it has: the file may have changed after it was read.
  *   It used to end the process, dropping its active jobs.
  */
-export function handleSignals(starting: Promise<RunningWorker>, logger: Logger): void {
+export function handleSignals(starting: Promise<SignalledWorker>, logger: Logger): void {
   let stopping = false;
   let reloadPending = false;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ThmError } from '../errors.js';
-import { connectionFor, type RedisClient } from '../jobs/redis.js';
-import { withTimeout } from '../observability/with-timeout.js';
+import { connectionFor, type RedisClient } from '../redis/connection.js';
+import { withTimeout } from '../with-timeout.js';
 
 /**
  * Confirmed writes. Redis replicates asynchronously: a master acknowledges a write before any

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isFailoverReply, type RedisClient } from '../jobs/redis.js';
+import { isFailoverReply, type RedisClient } from '../redis/connection.js';
 import { writeConfirmed, type ConfirmOptions } from './confirm.js';
 import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
@@ -17,12 +17,10 @@ import type {
   Silence,
   WatchedRun,
 } from '../monitor/types.js';
-import {
-  EMAIL_CHANNEL,
-  parseChannelDeliveryId,
-  type ChannelDelivery,
-} from '../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../notification-names.js';
+import { parseChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import type {
+  ChannelDelivery,
   Notification,
   OutboxClaim,
   OutboxEntry,

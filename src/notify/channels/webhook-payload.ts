@@ -5,7 +5,7 @@ import type {
   PairClass,
   Severity,
 } from '../../monitor/types.js';
-import type { NotificationKind } from '../types.js';
+import type { NotificationKind } from '../../notification-names.js';
 import type { ChannelMessageInput } from './event.js';
 import { channelListing, clicksOf } from './listing.js';
 
