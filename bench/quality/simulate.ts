@@ -1,11 +1,11 @@
-import type { AlertSettings } from '../../src/config/schema.js';
+import type { AlertSettings } from '../../src/monitor/alert-settings.js';
 import { alertsSchema } from '../../src/config/schema.js';
 import { isoDateOfDay } from '../../src/dates.js';
 import { classifyPairs, isEmailedClass, pairKey } from '../../src/monitor/classify.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type { SignificanceRule } from '../../src/monitor/significance.js';
 import { EMAILED_DROP_CLASSES } from '../../src/monitor/common-drops.js';
-import type { LearnedState } from '../../src/monitor/learned.js';
+import type { LearnedState } from '../../src/monitor/types.js';
 import type { ActivePair, PairClass, WatchedRun } from '../../src/monitor/types.js';
 import {
   buildNetwork,

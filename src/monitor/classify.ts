@@ -1,11 +1,10 @@
-import type { AlertSettings } from '../config/schema.js';
+import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
-import { classifyDrops, judgedShares, type DropScope } from './common-drops.js';
+import { classifyDrops, judgedShares } from './common-drops.js';
 import { commonMoves, type ListedClicks } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { updateKnown } from './known-isps.js';
-import type { LearnedState } from './learned.js';
 import { pairKey } from './pair-key.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
@@ -28,8 +27,10 @@ import {
   type Classification,
   type ClassifiedPair,
   type DomainRollup,
+  type DropScope,
   type IsoDate,
   type IspTrend,
+  type LearnedState,
   type PairClass,
   type Silence,
   type WatchedRun,

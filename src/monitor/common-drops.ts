@@ -1,7 +1,7 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import type { CommonMove, CommonMoves, DomainListing } from './common-move.js';
 import { severityOf, type Thresholds } from './thresholds.js';
-import type { Variation } from './variation.js';
+import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from './types.js';
 
 /**
  * Common drops (glossary in types.ts): most ISPs of a domain, or most of the network, down
@@ -15,54 +15,8 @@ import type { Variation } from './variation.js';
  * drops of its domains.
  */
 
-export type DropScope = 'domain' | 'network';
-
-/** A common drop the monitor has reported and not yet seen end. */
-export interface ActiveDrop {
-  scope: DropScope;
-  /** The domain's id; 0 for the network. */
-  domainId: number;
-  domainUrl: string;
-  /** As-of dates: first found, last found, last e-mailed. */
-  firstSeen: IsoDate;
-  lastSeen: IsoDate;
-  lastNotified: IsoDate;
-  /** Its last drop against 7 and 14 days back, in percent. */
-  dropPercent: number;
-  dropPercent14: number;
-  /** Its drop against 7 days back when it was last e-mailed, in percent. */
-  notifiedDropPercent: number;
-  /** Quiet runs since it was last found (one per as-of date: quietAsOf). */
-  quietRuns: number;
-  quietAsOf?: IsoDate;
-}
-
-export type DropClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'silenced';
 /** The classes of a common drop that put it into an e-mail. */
 export const EMAILED_DROP_CLASSES: readonly DropClass[] = ['new', 'worse', 'reminder'];
-
-/** A common drop of one run, as the e-mail and the run's outcome show it. */
-export interface ClassifiedDrop {
-  scope: DropScope;
-  domainId: number;
-  domainUrl: string;
-  class: DropClass;
-  firstSeen: IsoDate;
-  /** Today's drop against 7 and 14 days back, in percent (the last one when not seen today). */
-  dropPercent: number;
-  dropPercent14: number;
-  /** Its z against the network's common variation (the weaker week). */
-  significance: number;
-  /** Known ISPs down together today, of the known ones (scaled to the domain or network). */
-  ispsDown: number;
-  ispsKnown: number;
-  /** network only: domains down together, of the domains with enough known ISPs. */
-  domainsDown?: number;
-  domainsKnown?: number;
-  /** Clicks lost on its listed pairs (7 days back minus yesterday) and their 7-days-back sum. */
-  clicksLost: number;
-  baselineClicks: number;
-}
 
 /**
  * An active drop is told again as worse when it turned critical and kept at most this share of

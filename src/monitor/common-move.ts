@@ -1,7 +1,7 @@
 import type { IsoDate } from '../dates.js';
-import { ispHash, inSample, knownCount, type KnownDomain } from './known-isps.js';
+import { ispHash, inSample, knownCount } from './known-isps.js';
 import { HEADLINE_MIN_ISPS } from './rollup.js';
-import type { Variation } from './variation.js';
+import type { KnownDomain, Variation } from './types.js';
 
 /**
  * Today's common move of each domain, and of the whole network (glossary in types.ts: "common

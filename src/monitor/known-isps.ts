@@ -1,4 +1,5 @@
 import { dayNumber, type IsoDate } from '../dates.js';
+import type { KnownDomain } from './types.js';
 
 /**
  * The ISPs each tracking domain has shown (glossary in types.ts: "known ISPs"). The API lists
@@ -13,18 +14,6 @@ import { dayNumber, type IsoDate } from '../dates.js';
  * has fewer). Each counts for 2^level ISPs; the share of the sample listed today is the share
  * of the domain, and the memory stays a few numbers a domain however many ISPs it has.
  */
-
-export interface KnownDomain {
-  domainId: number;
-  /** The day (dayNumber) of the as-of date its first ISP became known. */
-  since: number;
-  /** The sample keeps the ISPs whose hash is under 2^(16 - level). */
-  level: number;
-  /** The sampled ISPs' hashes (ispHash), ascending. */
-  hashes: number[];
-  /** For each, the day (dayNumber) of the as-of date it was last listed. */
-  lastListed: number[];
-}
 
 /** A pair becomes known when listed with its comparison days (7 and 14 back) at this mean. */
 export const KNOWN_MIN_CLICKS = 20;

@@ -77,10 +77,6 @@
 import type { IspTrend } from '../api/schemas.js';
 import type { IsoDate } from '../dates.js';
 import type { ThmErrorCode } from '../errors.js';
-import type { ClassifiedDrop } from './common-drops.js';
-import type { LearnedState } from './learned.js';
-import type { ListedRun } from './runs.js';
-import type { Variation } from './variation.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
@@ -209,6 +205,131 @@ export interface ClassifiedPair {
    * most of the domain is down together: the pair was judged against that (common-move.ts).
    */
   commonShare?: number;
+}
+
+/**
+ * Consecutive runs (as-of dates) on which a pair was listed with some evidence of a drop
+ * (monitor/runs.ts).
+ */
+export interface ListedRun {
+  /** As-of date of the run's first and latest day. */
+  since: IsoDate;
+  last: IsoDate;
+  /** Listed days in it (as-of dates since..last, one a day). */
+  days: number;
+  /** Sums over those days: yesterday's clicks, and the same weekday 7 and 14 days before each. */
+  clicks: number;
+  d7: number;
+  d14: number;
+}
+
+/** What a network's learned variation keeps between runs: decayed sums, a few numbers. */
+export interface LearnedVariation {
+  /** As-of date of the last run that added to it. */
+  asOf: IsoDate;
+  /**
+   * Per variation of VARIATION_GRID: the weighted sum of estimates of 2 x extra made with it,
+   * and the sum of their weights (an effective count of large pairs' comparisons).
+   */
+  spread: number[];
+  spreadWeight: number[];
+  /** Per variation of VARIATION_GRID: estimates of 2 x common, one per domain's day; how many. */
+  shared: number[];
+  sharedWeight: number[];
+  /** Per variation of VARIATION_GRID: estimates of 2 x network, one per day; how many. */
+  network: number[];
+  networkWeight: number[];
+  /** Runs that added something, decayed: the days the estimate rests on. */
+  days: number;
+}
+
+/** The variation a run judges drops by. */
+export interface Variation {
+  /**
+   * Extra-Poisson variance of one day's clicks on the log scale: the pair's own part, its
+   * domain's and the network's together (sd^2; 0.01 is "about 10% from day to day").
+   */
+  extra: number;
+  /** The part of `extra` the ISPs of one domain share (their domain's and the network's). */
+  common: number;
+  /** The part of `common` the whole network shares. */
+  network: number;
+  /** The days the estimate rests on (decayed; 0: only the prior). */
+  days: number;
+}
+
+export interface KnownDomain {
+  domainId: number;
+  /** The day (dayNumber) of the as-of date its first ISP became known. */
+  since: number;
+  /** The sample keeps the ISPs whose hash is under 2^(16 - level). */
+  level: number;
+  /** The sampled ISPs' hashes (ispHash), ascending. */
+  hashes: number[];
+  /** For each, the day (dayNumber) of the as-of date it was last listed. */
+  lastListed: number[];
+}
+
+export type DropScope = 'domain' | 'network';
+
+/** A common drop the monitor has reported and not yet seen end. */
+export interface ActiveDrop {
+  scope: DropScope;
+  /** The domain's id; 0 for the network. */
+  domainId: number;
+  domainUrl: string;
+  /** As-of dates: first found, last found, last e-mailed. */
+  firstSeen: IsoDate;
+  lastSeen: IsoDate;
+  lastNotified: IsoDate;
+  /** Its last drop against 7 and 14 days back, in percent. */
+  dropPercent: number;
+  dropPercent14: number;
+  /** Its drop against 7 days back when it was last e-mailed, in percent. */
+  notifiedDropPercent: number;
+  /** Quiet runs since it was last found (one per as-of date: quietAsOf). */
+  quietRuns: number;
+  quietAsOf?: IsoDate;
+}
+
+export type DropClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'silenced';
+
+/** A common drop of one run, as the e-mail and the run's outcome show it. */
+export interface ClassifiedDrop {
+  scope: DropScope;
+  domainId: number;
+  domainUrl: string;
+  class: DropClass;
+  firstSeen: IsoDate;
+  /** Today's drop against 7 and 14 days back, in percent (the last one when not seen today). */
+  dropPercent: number;
+  dropPercent14: number;
+  /** Its z against the network's common variation (the weaker week). */
+  significance: number;
+  /** Known ISPs down together today, of the known ones (scaled to the domain or network). */
+  ispsDown: number;
+  ispsKnown: number;
+  /** network only: domains down together, of the domains with enough known ISPs. */
+  domainsDown?: number;
+  domainsKnown?: number;
+  /** Clicks lost on its listed pairs (7 days back minus yesterday) and their 7-days-back sum. */
+  clicksLost: number;
+  baselineClicks: number;
+}
+
+/**
+ * What the monitor has learned of a network across runs, beside its history of pairs: the
+ * network's own day-to-day variation (monitor/variation.ts), the ISPs each domain has shown
+ * (monitor/known-isps.ts) and the common drops it has reported and not yet seen end
+ * (monitor/common-drops.ts). A plain value: the store keeps it as one field, a replay carries
+ * it from run to run, and a decision is a function of it, the history, the entries and the
+ * settings alone.
+ */
+export interface LearnedState {
+  /** Absent until a run has listed a pair that says something about the variation. */
+  variation?: LearnedVariation;
+  known: KnownDomain[];
+  drops: ActiveDrop[];
 }
 
 /** A pair's listed run, as remembered between runs (monitor/runs.ts). */

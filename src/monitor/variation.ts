@@ -1,4 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
+import type { LearnedVariation, Variation } from './types.js';
 
 /**
  * The network's own day-to-day variation, learned from what the API shows (glossary in
@@ -43,41 +44,6 @@ import { daysBetween, type IsoDate } from '../dates.js';
  * (shrinkage), and no estimate exceeds MAX_EXTRA_SD: a step from 900 to 100 clicks stays news
  * at any learned variation.
  */
-
-/** What a network's learned variation keeps between runs: decayed sums, a few numbers. */
-export interface LearnedVariation {
-  /** As-of date of the last run that added to it. */
-  asOf: IsoDate;
-  /**
-   * Per variation of VARIATION_GRID: the weighted sum of estimates of 2 x extra made with it,
-   * and the sum of their weights (an effective count of large pairs' comparisons).
-   */
-  spread: number[];
-  spreadWeight: number[];
-  /** Per variation of VARIATION_GRID: estimates of 2 x common, one per domain's day; how many. */
-  shared: number[];
-  sharedWeight: number[];
-  /** Per variation of VARIATION_GRID: estimates of 2 x network, one per day; how many. */
-  network: number[];
-  networkWeight: number[];
-  /** Runs that added something, decayed: the days the estimate rests on. */
-  days: number;
-}
-
-/** The variation a run judges drops by. */
-export interface Variation {
-  /**
-   * Extra-Poisson variance of one day's clicks on the log scale: the pair's own part, its
-   * domain's and the network's together (sd^2; 0.01 is "about 10% from day to day").
-   */
-  extra: number;
-  /** The part of `extra` the ISPs of one domain share (their domain's and the network's). */
-  common: number;
-  /** The part of `common` the whole network shares. */
-  network: number;
-  /** The days the estimate rests on (decayed; 0: only the prior). */
-  days: number;
-}
 
 /** Half-life of what a run adds, in as-of days. */
 export const HALF_LIFE_DAYS = 28;

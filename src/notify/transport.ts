@@ -9,7 +9,6 @@ import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { headerValue } from './render/format.js';
 import type { MailTransport, OutboxNotification, SendResult } from './types.js';
-import { mimeTextPart } from './mime-part.js';
 import { automatedHeaders } from './headers.js';
 
 /**
@@ -23,6 +22,18 @@ import { automatedHeaders } from './headers.js';
  *   minutes), so a hung server fails the attempt instead of a job.
  * - STARTTLS is used whenever the server offers it on smtp://; smtps:// is TLS from the start.
  */
+/**
+ * Where the worker's e-mails go, for its start line: `smtp://host:port` (never the user or the
+ * password), or `outbox dir ./outbox` without `mail.url`.
+ */
+export function describeMailTransport(mail: Config['mail']): string {
+  if (!mail.url) return `outbox dir ${mail.outboxDir}`;
+  const url = new URL(mail.url.reveal());
+  // nodemailer's default ports: 465 for TLS from the start, else 587.
+  const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
 export function createMailTransport(mail: Config['mail'], logger: Logger): MailTransport {
   return mail.url
     ? new SmtpMailTransport(mail.url.reveal(), mail.timeoutMs, logger)
@@ -36,13 +47,9 @@ export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
     from: headerValue(from, 300),
     to: n.to.map((address) => headerValue(address, 300)),
     subject: headerValue(n.subject),
-    // The text and HTML parts, in that order, as ready MIME nodes encoded by us (7bit or
-    // quoted-printable, as nodemailer would choose): its encoder made about 4 MB of garbage per
-    // alert e-mail. See mime-part.ts.
-    alternatives: [
-      { raw: mimeTextPart('text/plain', n.text) },
-      { raw: mimeTextPart('text/html', n.html) },
-    ],
+    // multipart/alternative: the text part, then the HTML part, each encoded by nodemailer.
+    text: n.text,
+    html: n.html,
     messageId: n.messageId,
     date: new Date(n.createdAt),
     // One thread per network and month: see headers.ts.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { RedisClient } from '../../jobs/redis.js';
-import type { RedisRole } from '../../jobs/redis-role.js';
+import type { RedisClient } from '../../redis/connection.js';
+import type { RedisRole } from '../../redis/role.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
 import {
@@ -19,11 +19,12 @@ import type {
   RunRecord,
   Severity,
 } from '../../monitor/types.js';
-import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../../notification-names.js';
 import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
 import type { OutboxCounts, RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
+import { shortOutboxId } from '../outbox-ids.js';
 import { printJson, writeLines } from '../output.js';
 import { withStore } from '../store-access.js';
 
@@ -148,7 +149,7 @@ export async function collectStatus(
 ): Promise<StatusReport> {
   // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
   const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }] = await Promise.all([
-    import('../../jobs/redis-role.js'),
+    import('../../redis/role.js'),
     import('../../jobs/queue-reads.js'),
   ]);
   const { prefix } = config.redis;
@@ -294,7 +295,9 @@ function printStatus(report: StatusReport): void {
     for (const [name, c] of channels.sort(([a], [b]) => byChannelName(a, b)))
       add(`  ${name}: ${c.pending} pending, ${c.sent} sent, ${c.failed} failed`);
   for (const f of report.failedNotifications)
-    add(`  failed ${f.id} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`);
+    add(
+      `  failed ${shortOutboxId(f.id)} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`,
+    );
   const r = report.redis;
   add(
     `redis: ${r.node} (${r.role === 'slave' ? 'replica' : r.role}, ${r.replicas} replica${r.replicas === 1 ? '' : 's'} connected)`,
