@@ -55,14 +55,19 @@ export interface ListedPair {
   d14: number;
 }
 
-/** 16 bits of FNV-1a over the ISP's UTF-16 code units: where it falls in the sample. */
+/**
+ * 16 bits of a hash of the ISP's UTF-16 code units: FNV-1a, then murmur3's finaliser, whose
+ * avalanche spreads the last characters over all bits ("ISP 10" and "ISP 11" fall far apart).
+ */
 export function ispHash(isp: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < isp.length; i++) {
     h ^= isp.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 16) & 0xffff;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 16) & 0xffff;
 }
 
 export function inSample(hash: number, level: number): boolean {

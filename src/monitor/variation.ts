@@ -52,7 +52,7 @@ export const PRIOR_EXTRA_SD = 0.15;
 export const PRIOR_COMMON_SD = 0.08;
 export const PRIOR_NETWORK_SD = 0.03;
 /** How much the prior weighs: large pairs' comparisons, domains' days, days. */
-export const PRIOR_SPREAD_WEIGHT = 10;
+export const PRIOR_SPREAD_WEIGHT = 3;
 export const PRIOR_SHARED_WEIGHT = 5;
 export const PRIOR_NETWORK_WEIGHT = 5;
 /** No learned sd above this: no plausible network varies more from day to day. */
@@ -154,9 +154,17 @@ export function variationOf(learned: LearnedVariation | undefined): Variation {
   };
 }
 
-/** The variation's sd as a share of a day's clicks: "about 11%" for 0.11. */
-export function extraSd(variation: Pick<Variation, 'extra'>): number {
-  return Math.sqrt(variation.extra);
+/**
+ * The variation as a person reads it: the typical change of a pair's clicks from one day to
+ * the same weekday a week later, as a percent dip (one standard deviation of the log ratio of
+ * two days: 1 - e^-sqrt(2 x extra)), and the same of the part a domain's ISPs share.
+ */
+export function dayToDayPercent(variation: Pick<Variation, 'extra' | 'common'>): {
+  all: number;
+  shared: number;
+} {
+  const dip = (variance: number) => (1 - Math.exp(-Math.sqrt(2 * variance))) * 100;
+  return { all: dip(variation.extra), shared: dip(variation.common) };
 }
 
 /**

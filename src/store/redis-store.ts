@@ -10,6 +10,7 @@ import type {
   HistoryChange,
   InvoiceSnapshot,
   IsoDate,
+  LearnedState,
   PremiumState,
   ProblemEpisode,
   RunKind,
@@ -42,6 +43,7 @@ import {
 } from './keys.js';
 import {
   invoiceSnapshotSchema,
+  learnedStateSchema,
   outboxItemSchema,
   outboxMetaSchema,
   hasRunChoiceFields,
@@ -80,6 +82,8 @@ export interface NetworkState {
   active: ActivePair[];
   /** The listed runs (monitor/runs.ts), each pair's once. */
   runs: WatchedRun[];
+  /** What is learned of the network (monitor/variation.ts and beside it); absent: nothing yet. */
+  learned?: LearnedState;
   /** The network's silences unexpired at `now`. */
   silences: Silence[];
   premium?: PremiumState;
@@ -102,6 +106,8 @@ export interface NetworkOverview {
   latestInvoice?: InvoiceSnapshot;
   /** Each active pair's last drop in percent: its severity under the network's thresholds. */
   activeDrops: number[];
+  /** What is learned of the network's variation (monitor/variation.ts); absent: nothing yet. */
+  learned?: LearnedState['variation'];
 }
 
 /**
@@ -206,7 +212,7 @@ export class RedisStore implements OutboxStore {
     checkDate(options.asOf);
     const runKey = runField(options.kind, options.asOf);
     // As bytes: the two blobs are read from them (store/domain-lists.ts); the rest is text.
-    const [rev, active, silences, premium, problem, run, sent, invoice, runs] =
+    const [rev, active, silences, premium, problem, run, sent, invoice, runs, learned] =
       await this.networkCall(networkId, 'load', () =>
         this.redis.hmgetBuffer(
           this.keys.network(networkId),
@@ -219,6 +225,7 @@ export class RedisStore implements OutboxStore {
           sentField(options.asOf),
           FIELD.invoice,
           FIELD.runs,
+          FIELD.learned,
         ),
       );
     const read = <T>(field: string, parse: () => T): T => this.readField(networkId, field, parse);
@@ -245,6 +252,10 @@ export class RedisStore implements OutboxStore {
       parseOptional(invoiceSnapshotSchema, text(invoice), 'invoice snapshot'),
     );
     if (snapshot) state.latestInvoice = snapshot;
+    const knowledge = read(FIELD.learned, () =>
+      parseOptional(learnedStateSchema, text(learned), 'learned variation'),
+    );
+    if (knowledge) state.learned = knowledge;
     return state;
   }
 
@@ -267,6 +278,7 @@ export class RedisStore implements OutboxStore {
       if (history.runs || history.runsStarted) {
         set.push(FIELD.runs, encodeRuns(history.runs ?? [], history.runsStarted));
       }
+      if (history.learned) set.push(FIELD.learned, JSON.stringify(history.learned));
     }
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
     if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
@@ -523,6 +535,7 @@ export class RedisStore implements OutboxStore {
     if (read.premium) state.premium = read.premium;
     if (read.problem) state.problem = read.problem;
     if (read.latestInvoice) state.latestInvoice = read.latestInvoice;
+    if (read.learned?.variation) state.learned = read.learned.variation;
     return { state, latest };
   }
 
