@@ -218,9 +218,10 @@ export function classifyDrops(input: DropsInput): {
     const prev = byKey.get(key);
     const silenced = input.isSilenced(scope, domainId);
     const drop = classified(input, scope, domainId, move, prev);
-    if (prev === undefined) {
+    if (prev === undefined || prev.lastNotified === undefined) {
+      // News: first found, or first beyond noise after it was only remembered.
       drop.class = silenced ? 'silenced' : 'new';
-      if (!silenced) after.push(started(drop, asOf));
+      if (!silenced) after.push(started(drop, asOf, prev?.firstSeen));
     } else {
       const next: ActiveDrop = {
         ...prev,
@@ -246,6 +247,19 @@ export function classifyDrops(input: DropsInput): {
       after.push(next);
     }
     drops.push(drop);
+  }
+  // A domain down minDropPercent on both weeks but not beyond noise is no headline, but it is
+  // remembered quietly: on the days the list hides the domain, its ISPs are judged against it
+  // (judgedShares), not each on its own.
+  for (const [domainId, move] of moves.domains) {
+    const key = keyOf('domain', domainId);
+    if (seen.has(key) || byKey.has(key) || network !== undefined) continue;
+    if (!isDeepEnough(move, settings)) continue;
+    seen.add(key);
+    const drop = classified(input, 'domain', domainId, move, undefined);
+    const remembered = started(drop, asOf);
+    delete remembered.lastNotified;
+    after.push(remembered);
   }
   for (const prev of input.active) {
     const key = keyOf(prev.scope, prev.domainId);
@@ -331,12 +345,12 @@ function classified(
   return drop;
 }
 
-function started(drop: ClassifiedDrop, asOf: IsoDate): ActiveDrop {
+function started(drop: ClassifiedDrop, asOf: IsoDate, firstSeen = asOf): ActiveDrop {
   return {
     scope: drop.scope,
     domainId: drop.domainId,
     domainUrl: drop.domainUrl,
-    firstSeen: asOf,
+    firstSeen,
     lastSeen: asOf,
     lastNotified: asOf,
     dropPercent: drop.dropPercent,

@@ -278,10 +278,10 @@ export interface ActiveDrop {
   /** The domain's id; 0 for the network. */
   domainId: number;
   domainUrl: string;
-  /** As-of dates: first found, last found, last e-mailed. */
+  /** As-of dates: first found, last found, last e-mailed (absent: remembered, never told). */
   firstSeen: IsoDate;
   lastSeen: IsoDate;
-  lastNotified: IsoDate;
+  lastNotified?: IsoDate;
   /** Its last drop against 7 and 14 days back, in percent. */
   dropPercent: number;
   dropPercent14: number;

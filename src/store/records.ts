@@ -107,7 +107,7 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
       domainUrl: z.string(),
       firstSeen: date,
       lastSeen: date,
-      lastNotified: date,
+      lastNotified: date.optional(),
       dropPercent: finite,
       dropPercent14: finite,
       notifiedDropPercent: finite,
