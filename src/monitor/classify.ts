@@ -1,11 +1,12 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShares } from './common-drops.js';
-import { commonMoves, type ListedClicks } from './common-move.js';
+import { commonMoves } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
-import { updateKnown } from './known-isps.js';
+import { ispHashes, updateKnown } from './known-isps.js';
 import { pairKey } from './pair-key.js';
+import { PairMap } from './pair-map.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { beginsRun, extendRun, isSteadyDecline } from './runs.js';
@@ -200,10 +201,11 @@ function stepQuiet(
   return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
-/** A pair of today's list with what the run measures of it. */
-interface Listed {
-  entry: IspTrend;
-  key: string;
+/** Where one pair stands in a classification (see classifyPairs). */
+interface PairSlot {
+  prev: ActivePair | undefined;
+  watched: WatchedRun | undefined;
+  listed: boolean;
 }
 
 export function classifyPairs(input: ClassifyInput): Classification {
@@ -213,37 +215,49 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const matchSilence = silenceMatcher(input.silences);
   const learned = input.learned;
 
-  // The history and the listed runs by pair: the first of a repeated history pair counts, the
-  // last of a repeated run.
-  const history = new Map<string, ActivePair>();
+  // Where each pair stands, found once: its record in the history (the first of a repeated
+  // pair counts), its listed run (the last of a repeated one), whether it is in today's list.
+  const slots = new PairMap<PairSlot>();
+  const slotOf = (domainId: number, isp: string): PairSlot => {
+    let slot = slots.get(domainId, isp);
+    if (slot === undefined) {
+      slot = { prev: undefined, watched: undefined, listed: false };
+      slots.set(domainId, isp, slot);
+    }
+    return slot;
+  };
+  const historySlots: PairSlot[] = [];
   for (const pair of input.active) {
-    const key = pairKey(pair.domainId, pair.isp);
-    if (!history.has(key)) history.set(key, pair);
+    const slot = slotOf(pair.domainId, pair.isp);
+    if (slot.prev !== undefined) continue;
+    slot.prev = pair;
+    historySlots.push(slot);
   }
-  const watchedRuns = new Map<string, WatchedRun>();
-  for (const run of input.runs ?? []) watchedRuns.set(pairKey(run.domainId, run.isp), run);
+  for (const run of input.runs ?? []) slotOf(run.domainId, run.isp).watched = run;
 
   // Today's list, each pair once (the first entry counts).
-  const listed: Listed[] = [];
-  const listedKeys = new Set<string>();
+  const listed: IspTrend[] = [];
+  const listedSlots: PairSlot[] = [];
   let duplicates = 0;
   for (const entry of entries) {
-    const key = pairKey(entry.network_tracking_domain_id, entry.isp);
-    if (listedKeys.has(key)) {
+    const slot = slotOf(entry.network_tracking_domain_id, entry.isp);
+    if (slot.listed) {
       duplicates++;
       continue;
     }
-    listedKeys.add(key);
-    listed.push({ entry, key });
+    slot.listed = true;
+    listed.push(entry);
+    listedSlots.push(slot);
   }
 
   // The network's variation, learned with today's list: the comparison days of the listed
   // pairs neither active nor in a decline since yesterday show noise (monitor/variation.ts),
   // and they say nothing of yesterday.
   const samples: ComparisonDays[] = [];
-  for (const { entry, key } of listed) {
-    const watched = watchedRuns.get(key);
-    if (history.has(key) || (watched !== undefined && daysBetween(watched.last, asOf) === 1)) {
+  for (let i = 0; i < listed.length; i++) {
+    const entry = listed[i]!;
+    const { prev, watched } = listedSlots[i]!;
+    if (prev !== undefined || (watched !== undefined && daysBetween(watched.last, asOf) === 1)) {
       continue;
     }
     samples.push({
@@ -262,20 +276,22 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const variation = variationOf(learnedVariation);
 
   // What the list says of the domains as a whole today.
-  const alone: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
-  const clicks: ListedClicks[] = listed.map(({ entry }) => ({
-    domainId: entry.network_tracking_domain_id,
-    isp: entry.isp,
-    yesterday: entry.yesterday_total_clicks,
-    d7: entry.seven_days_ago_total_clicks,
-    d14: entry.fourteen_days_ago_total_clicks,
-    // Already active: an ISP's own decline, told before; not part of today's common move.
-    alone:
-      !history.has(pairKey(entry.network_tracking_domain_id, entry.isp)) &&
-      measureEntryInto(emptyMeasure(), entry, settings, alone, input.rule).alertable,
-  }));
-  const known = updateKnown(learned?.known, clicks, asOf);
-  const moves = commonMoves(known, clicks, variation, asOf);
+  const hashes = ispHashes(listed);
+  const onItsOwn: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  /** The noise each entry is judged against and its day for its run, refilled per entry. */
+  const noise: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  const runDay = { yesterday: 0, d7: 0, d14: 0 };
+  const measure = emptyMeasure();
+  // Already active: an ISP's own decline, told before; not part of today's common move.
+  const alone = (index: number): boolean => {
+    const entry = listed[index]!;
+    return (
+      listedSlots[index]!.prev === undefined &&
+      measureEntryInto(measure, entry, settings, onItsOwn, input.rule).alertable
+    );
+  };
+  const known = updateKnown(learned?.known, listed, hashes, asOf);
+  const moves = commonMoves(known, listed, hashes, variation, asOf, alone);
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];
@@ -331,7 +347,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
     return listOngoing || pairClass !== 'ongoing';
   };
 
-  for (const { entry, key } of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    const entry = listed[i]!;
+    const { prev, watched } = listedSlots[i]!;
     const domainId = entry.network_tracking_domain_id;
     const isp = entry.isp;
     const domainUrl = entry.relationship.url;
@@ -348,19 +366,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
     );
     tally.baselineClicks += entry.seven_days_ago_total_clicks;
 
-    const noise: DropNoise = {
-      extra: variation.extra,
-      ...(shares.byDomain.get(domainId) ?? shares.otherwise),
-    };
-    const today = measureEntryInto(emptyMeasure(), entry, settings, noise, input.rule);
-    const prev = history.get(key);
-    const watched = watchedRuns.get(key);
+    const share = shares.byDomain.get(domainId) ?? shares.otherwise;
+    noise.share7 = share.share7;
+    noise.share14 = share.share14;
+    const today = measureEntryInto(measure, entry, settings, noise, input.rule);
     // The run sums its days against the comparison days as the domain's common move left them.
-    const runDay = {
-      yesterday: today.yesterday,
-      d7: today.baseline * noise.share7,
-      d14: today.d14 * noise.share14,
-    };
+    runDay.yesterday = today.yesterday;
+    runDay.d7 = today.baseline * noise.share7;
+    runDay.d14 = today.d14 * noise.share14;
     let run: WatchedRun | undefined;
     if (
       prev === undefined &&
@@ -442,9 +455,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
   }
 
   const day30Share = day30.share();
-  for (const [key, prev] of history) {
-    if (listedKeys.has(key)) continue;
-    const watchedRun = watchedRuns.get(key);
+  for (const slot of historySlots) {
+    if (slot.listed) continue;
+    const prev = slot.prev!;
+    const watchedRun = slot.watched;
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
     const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };

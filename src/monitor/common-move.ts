@@ -1,7 +1,7 @@
 import type { IsoDate } from '../dates.js';
-import { ispHash, inSample, knownCount } from './known-isps.js';
+import { inSample, knownCount } from './known-isps.js';
 import { HEADLINE_MIN_ISPS } from './rollup.js';
-import type { KnownDomain, Variation } from './types.js';
+import type { IspTrend, KnownDomain, Variation } from './types.js';
 
 /**
  * Today's common move of each domain, and of the whole network (glossary in types.ts: "common
@@ -65,17 +65,6 @@ export interface CommonMoves {
  */
 export const MIN_KNOWN_ISPS = 5;
 
-/** A listed pair's clicks, as the common move reads them. */
-export interface ListedClicks {
-  domainId: number;
-  isp: string;
-  yesterday: number;
-  d7: number;
-  d14: number;
-  /** Not active, and alertable on its own clicks (learned variation, no common move). */
-  alone: boolean;
-}
-
 interface Point {
   log7: number;
   log14: number;
@@ -92,26 +81,36 @@ export function logRatio(after: number, before: number): number {
 
 export function commonMoves(
   known: readonly KnownDomain[],
-  listed: readonly ListedClicks[],
+  listed: readonly IspTrend[],
+  /** ispHashes of `listed`. */
+  hashes: readonly number[],
   variation: Variation,
   asOf: IsoDate,
+  /**
+   * Whether `listed[index]` is not active and alertable on its own clicks (the learned
+   * variation, no common move): asked only of a domain's sampled known ISPs.
+   */
+  alone: (index: number) => boolean,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
   for (const domain of known) {
     byDomain.set(domain.domainId, { domain, hashes: new Set(domain.hashes), points: [] });
   }
-  for (const pair of listed) {
-    const slot = byDomain.get(pair.domainId);
+  for (let index = 0; index < listed.length; index++) {
+    const pair = listed[index]!;
+    const slot = byDomain.get(pair.network_tracking_domain_id);
     if (slot === undefined) continue;
-    const hash = ispHash(pair.isp);
+    const hash = hashes[index]!;
     if (!inSample(hash, slot.domain.level) || !slot.hashes.has(hash)) continue;
+    const yesterday = pair.yesterday_total_clicks;
+    const d7 = pair.seven_days_ago_total_clicks;
     slot.points.push({
-      log7: logRatio(pair.yesterday, pair.d7),
-      log14: logRatio(pair.yesterday, pair.d14),
-      noise: own + 1 / (pair.yesterday + 0.5) + 1 / (pair.d7 + 0.5),
+      log7: logRatio(yesterday, d7),
+      log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
+      noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
       weight: 2 ** slot.domain.level,
-      alone: pair.alone,
+      alone: alone(index),
     });
   }
   const domains = new Map<number, CommonMove>();

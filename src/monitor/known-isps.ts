@@ -1,5 +1,5 @@
 import { dayNumber, type IsoDate } from '../dates.js';
-import type { KnownDomain } from './types.js';
+import type { IspTrend, KnownDomain } from './types.js';
 
 /**
  * The ISPs each tracking domain has shown (glossary in types.ts: "known ISPs"). The API lists
@@ -47,14 +47,6 @@ export function knownCount(
   return listedToday + unlisted / (1 - (1 - LISTED_DAY_SHARE) ** daysBefore);
 }
 
-/** A listed pair, as the memory reads it. */
-export interface ListedPair {
-  domainId: number;
-  isp: string;
-  d7: number;
-  d14: number;
-}
-
 /**
  * 16 bits of a hash of the ISP's UTF-16 code units: FNV-1a, then murmur3's finaliser, whose
  * avalanche spreads the last characters over all bits ("ISP 10" and "ISP 11" fall far apart).
@@ -74,6 +66,19 @@ export function inSample(hash: number, level: number): boolean {
   return hash < 0x10000 >>> level;
 }
 
+/** ispHash of each entry's ISP, in order; each ISP name hashed once (a network has a few hundred). */
+export function ispHashes(listed: readonly Pick<IspTrend, 'isp'>[]): number[] {
+  const memo = new Map<string, number>();
+  return listed.map(({ isp }) => {
+    let hash = memo.get(isp);
+    if (hash === undefined) {
+      hash = ispHash(isp);
+      memo.set(isp, hash);
+    }
+    return hash;
+  });
+}
+
 /**
  * The memory after today's list: sampled pairs listed today with comparison days of
  * KNOWN_MIN_CLICKS are known as of today, those not listed for KNOWN_DAYS are forgotten.
@@ -81,7 +86,9 @@ export function inSample(hash: number, level: number): boolean {
  */
 export function updateKnown(
   prev: readonly KnownDomain[] | undefined,
-  listed: readonly ListedPair[],
+  listed: readonly IspTrend[],
+  /** ispHashes of `listed`. */
+  hashes: readonly number[],
   asOf: IsoDate,
 ): KnownDomain[] {
   const today = dayNumber(asOf);
@@ -98,17 +105,20 @@ export function updateKnown(
     domains.set(domain.domainId, seen);
     levels.set(domain.domainId, domain.level);
   }
-  for (const pair of listed) {
-    if ((pair.d7 + pair.d14) / 2 < KNOWN_MIN_CLICKS) continue;
-    const hash = ispHash(pair.isp);
-    const level = levels.get(pair.domainId) ?? 0;
+  for (let i = 0; i < listed.length; i++) {
+    const pair = listed[i]!;
+    const size = (pair.seven_days_ago_total_clicks + pair.fourteen_days_ago_total_clicks) / 2;
+    if (size < KNOWN_MIN_CLICKS) continue;
+    const hash = hashes[i]!;
+    const domainId = pair.network_tracking_domain_id;
+    const level = levels.get(domainId) ?? 0;
     if (!inSample(hash, level)) continue;
-    let seen = domains.get(pair.domainId);
+    let seen = domains.get(domainId);
     if (seen === undefined) {
       seen = new Map();
-      domains.set(pair.domainId, seen);
-      levels.set(pair.domainId, level);
-      since.set(pair.domainId, today);
+      domains.set(domainId, seen);
+      levels.set(domainId, level);
+      since.set(domainId, today);
     }
     seen.set(hash, Math.max(today, seen.get(hash) ?? today));
   }

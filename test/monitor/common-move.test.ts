@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
-import { commonMoves, type ListedClicks } from '../../src/monitor/common-move.js';
+import { commonMoves } from '../../src/monitor/common-move.js';
 import {
   inSample,
   ispHash,
+  ispHashes,
   KNOWN_DAYS,
   knownCount,
   MAX_SAMPLE,
   updateKnown,
 } from '../../src/monitor/known-isps.js';
-import type { KnownDomain, Variation } from '../../src/monitor/types.js';
+import type { IspTrend, KnownDomain, Variation } from '../../src/monitor/types.js';
+import { entry } from './fixtures.js';
 
 const DAY = '2026-03-01';
 const CHANCE: Variation = { extra: 0, common: 0, network: 0, days: 30 };
@@ -29,32 +31,27 @@ function knownFor(domainId: number, count: number, asOf = DAY): KnownDomain {
   };
 }
 
+type Listed = IspTrend & { alone: boolean };
 const listed = (
   domainId: number,
   from: number,
   to: number,
   ratio: number,
   alone = false,
-): ListedClicks[] =>
+): Listed[] =>
   Array.from({ length: to - from }, (_, k) => ({
-    domainId,
-    isp: isp(from + k),
-    yesterday: Math.round(1000 * ratio),
-    d7: 1000,
-    d14: 1000,
+    ...entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * ratio) }),
     alone,
   }));
+/** A listed pair with its comparison days (7 and 14 back) at `size`. */
+const sized = (domainId: number, name: string, size: number): IspTrend =>
+  entry(domainId, name, { baseline: size, yesterday: Math.round(size / 2) });
+const update = (prev: KnownDomain[] | undefined, today: IspTrend[], asOf = DAY) =>
+  updateKnown(prev, today, ispHashes(today), asOf);
 
 describe('updateKnown: the ISPs each domain has shown', () => {
   it('knows a listed pair of some size, not a tiny one', () => {
-    const known = updateKnown(
-      undefined,
-      [
-        { domainId: 1, isp: 'a', d7: 100, d14: 100 },
-        { domainId: 1, isp: 'b', d7: 5, d14: 5 },
-      ],
-      DAY,
-    );
+    const known = update(undefined, [sized(1, 'a', 100), sized(1, 'b', 5)]);
     expect(known).toEqual([
       {
         domainId: 1,
@@ -67,19 +64,14 @@ describe('updateKnown: the ISPs each domain has shown', () => {
   });
 
   it('forgets an ISP not listed for KNOWN_DAYS', () => {
-    const first = updateKnown(undefined, [{ domainId: 1, isp: 'a', d7: 100, d14: 100 }], DAY);
-    expect(updateKnown(first, [], addDays(DAY, KNOWN_DAYS - 1))).toHaveLength(1);
-    expect(updateKnown(first, [], addDays(DAY, KNOWN_DAYS))).toEqual([]);
+    const first = update(undefined, [sized(1, 'a', 100)]);
+    expect(update(first, [], addDays(DAY, KNOWN_DAYS - 1))).toHaveLength(1);
+    expect(update(first, [], addDays(DAY, KNOWN_DAYS))).toEqual([]);
   });
 
   it('keeps a sample of at most MAX_SAMPLE ISPs of a large domain, each standing for 2^level', () => {
-    const pairs = Array.from({ length: 1000 }, (_, i) => ({
-      domainId: 1,
-      isp: isp(i),
-      d7: 100,
-      d14: 100,
-    }));
-    const [domain] = updateKnown(undefined, pairs, DAY);
+    const pairs = Array.from({ length: 1000 }, (_, i) => sized(1, isp(i), 100));
+    const [domain] = update(undefined, pairs);
     expect(domain!.hashes.length).toBeLessThanOrEqual(MAX_SAMPLE);
     // 1,000 ISPs in a sample of 2^-level: the sample's size is about 1000 / 2^level.
     expect(domain!.hashes.length * 2 ** domain!.level).toBeGreaterThan(500);
@@ -101,8 +93,8 @@ describe('updateKnown: the ISPs each domain has shown', () => {
 });
 
 /** As a run measures it: the memory is brought up to today's list first (updateKnown). */
-const movesOf = (known: KnownDomain[], today: ListedClicks[]) =>
-  commonMoves(updateKnown(known, today, DAY), today, CHANCE, DAY);
+const movesOf = (known: KnownDomain[], today: Listed[]) =>
+  commonMoves(update(known, today), today, ispHashes(today), CHANCE, DAY, (i) => today[i]!.alone);
 
 describe('commonMoves: a domain or the network down together', () => {
   it('most of a domain listed: the median of its known ISPs, unlisted ones counted as above', () => {
