@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=32 --heap-growing-percent=200 --no-allocation-site-pretenuring
-// V8 flags, measured with `npm run bench` (see README, Performance); the Dockerfile's ENTRYPOINT
+// V8 flags, measured with `npm run bench` (docs/performance.md); the Dockerfile's ENTRYPOINT
 // and the benchmark's worker use the same ones (a test keeps them equal):
 // --max-semi-space-size=32: a traffic-check parses a large response and classifies it in one
 //   burst; a 32 MB young generation lets most of that die young instead of being promoted and

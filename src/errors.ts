@@ -167,7 +167,7 @@ export class ChannelError extends ThmError {
   }
 }
 
-/** CLI exit codes (README, CLI): 0 success, 1 a job or check failed, 2 usage or config error. */
+/** CLI exit codes (README): 0 success, 1 a job or check failed, 2 usage or config error. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

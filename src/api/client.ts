@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Config, NetworkConfig } from '../config/load.js';
@@ -27,17 +28,14 @@ import {
   type TrafficAccess,
 } from './schemas.js';
 import { ResponseValidationError, parseIspTrendsResponse, parseWithSchema } from './validate.js';
-import { BodyCollector } from './receive-buffer.js';
-import { parseJsonBody } from './json-body.js';
 
 /**
  * The partner API client of one network (docs/api-notes.md).
  *
  * Why undici's `Dispatcher.request` and not `fetch`: it gives the three timeouts explicitly
- * (connect on the Agent, headers and body per request), hands back the body as a stream we can
- * cap and destroy, and skips the WHATWG layer fetch adds on every chunk, which matters for a
- * 14 MB isptrends body (target P1, docs/performance.md). The body is collected into one Buffer
- * and parsed from it (json-body.ts: a large entries list read from its bytes, entries-scan.ts).
+ * (connect on the Agent, headers and body per request) and hands back the body as a stream we
+ * can cap and destroy. The body is decoded as it arrives, then parsed with `JSON.parse` and
+ * validated with zod (validate.ts).
  *
  * Every exchange ends with its body consumed or destroyed, also on errors. The API key travels
  * only in the request header; it is read from the Secret when the headers are built and never
@@ -189,11 +187,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { statusCode, body } = response;
     const ok = statusCode >= 200 && statusCode < 300;
     if (!ok) {
-      let read: ReadResult<string>;
+      let read: ReadResult;
       try {
-        read = await readCapped(body, ERROR_BODY_MAX, response.headers, textOf, {
-          keepPrefix: true,
-        });
+        read = await readCapped(body, ERROR_BODY_MAX, response.headers, { keepPrefix: true });
       } catch (error) {
         return { ok: false, error: failureOf(error, ctx, deadline) };
       }
@@ -208,9 +204,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const error = errorForStatus(statusCode, remote, ctx, retryAt);
       return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
     }
-    let read: ReadResult<ParsedBody>;
+    let read: ReadResult;
     try {
-      read = await readCapped(body, http.maxResponseBytes, response.headers, parsedOf);
+      read = await readCapped(body, http.maxResponseBytes, response.headers);
     } catch (error) {
       return { ok: false, error: failureOf(error, ctx, deadline) };
     }
@@ -231,11 +227,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       );
       return { ok: false, error };
     }
-    if (!read.value.ok) {
-      const reason = scrub(read.value.reason, secret()).slice(0, 120);
-      return { ok: false, error: invalid(ctx, `not JSON (${reason})`, statusCode) };
+    let value: unknown;
+    try {
+      value = JSON.parse(read.value);
+    } catch (error) {
+      const reason = scrub(error instanceof Error ? error.message : String(error), secret());
+      return { ok: false, error: invalid(ctx, `not JSON (${reason.slice(0, 120)})`, statusCode) };
     }
-    const value = read.value.value;
     try {
       const result = opts.parse
         ? opts.parse(value)
@@ -489,88 +487,51 @@ function invalid(ctx: StatusContext, reason: string, status: number): ApiError {
   );
 }
 
-interface ReadResult<R> {
-  /** Undefined when the body exceeded the cap (then it was destroyed, not read to the end). */
-  value: R | undefined;
+interface ReadResult {
+  /** The body as text; undefined when it exceeded the cap (then it was destroyed, not read). */
+  value: string | undefined;
   bytes: number;
 }
 
-/** What a body's bytes are read as: called once, before the buffer is reused. */
-type BodyReader<R> = (buffer: Buffer, end: number) => R;
-
-type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string };
-
-const textOf: BodyReader<string> = (buffer, end) => buffer.toString('utf8', 0, end);
-
-const parsedOf: BodyReader<ParsedBody> = (buffer, end) => {
-  try {
-    return { ok: true, value: parseJsonBody(buffer, end) };
-  } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
-  }
-};
-
 /**
- * Reads a body up to `cap` bytes and hands its bytes to `read`. Over the cap, the stream is
- * destroyed at once (the connection is dropped rather than drained: draining 1 GB to reuse a
- * socket is worse) and the value is undefined, or with `keepPrefix` (error bodies, read for
- * their message) the first `cap` bytes are read. A declared Content-Length over the cap is
- * refused before reading.
+ * Reads a body as UTF-8 text up to `cap` bytes, decoding each chunk as it arrives (a character
+ * split between chunks is decoded whole). Over the cap, the stream is destroyed at once (the
+ * connection is dropped rather than drained: draining 1 GB to reuse a socket is worse) and the
+ * value is undefined, or with `keepPrefix` (error bodies, read for their message) the first
+ * `cap` bytes are read. A declared Content-Length over the cap is refused before reading.
  */
-async function readCapped<R>(
+function readCapped(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   headers: Dispatcher.ResponseData['headers'],
-  read: BodyReader<R>,
   { keepPrefix = false } = {},
-): Promise<ReadResult<R>> {
+): Promise<ReadResult> {
   const declared = Number(headers['content-length']);
   if (!keepPrefix && Number.isFinite(declared) && declared > cap) {
     cancel(body);
-    return { value: undefined, bytes: declared };
+    return Promise.resolve({ value: undefined, bytes: declared });
   }
-  // A large body is received into a reused buffer (receive-buffer.ts), released once read.
-  const collector = new BodyCollector(keepPrefix ? Number.NaN : declared);
-  try {
-    const { complete, bytes } = await collect(body, cap, keepPrefix, collector);
-    if (!complete) return { value: undefined, bytes };
-    const { buffer, end } = collector.contents();
-    return { value: read(buffer, end), bytes };
-  } finally {
-    collector.release();
-  }
-}
-
-/**
- * Feeds the body's chunks to `collector` up to `cap` bytes. Not complete when the body was over
- * the cap (then `bytes` is the size seen when reading stopped).
- */
-async function collect(
-  body: Dispatcher.ResponseData['body'],
-  cap: number,
-  keepPrefix: boolean,
-  collector: BodyCollector,
-): Promise<{ complete: boolean; bytes: number }> {
-  // 'data' events, not `for await`: one promise per 64 KB chunk made reading a 14 MB body
-  // about 10 ms slower (P1 measures this read against undici's own body.text()).
+  const decoder = new StringDecoder('utf8');
+  let text = '';
+  let bytes = 0;
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      const bytes = collector.bytes;
       if (bytes + chunk.length <= cap) {
-        collector.add(chunk);
+        bytes += chunk.length;
+        text += decoder.write(chunk);
         return;
       }
       body.off('data', onData);
       body.off('end', onEnd);
       cancel(body);
       if (keepPrefix) {
-        collector.add(chunk.subarray(0, cap - bytes));
-        resolve({ complete: true, bytes: cap });
+        text += decoder.write(chunk.subarray(0, cap - bytes));
+        resolve({ value: text + decoder.end(), bytes: cap });
       } else {
-        resolve({ complete: false, bytes: bytes + chunk.length });
+        resolve({ value: undefined, bytes: bytes + chunk.length });
       }
     };
-    const onEnd = () => resolve({ complete: true, bytes: collector.bytes });
+    const onEnd = () => resolve({ value: text + decoder.end(), bytes });
     body.on('data', onData);
     body.once('end', onEnd);
     body.once('error', (error: Error) => {

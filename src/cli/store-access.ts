@@ -1,6 +1,6 @@
 import type { Config } from '../config/load.js';
 import { ThmError } from '../errors.js';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
@@ -21,7 +21,7 @@ export async function withStore<T>(
 ): Promise<T> {
   // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis
   // (target P7, docs/performance.md).
-  const { connectRedis, describeRedis } = await import('../jobs/redis.js');
+  const { connectRedis, describeRedis } = await import('../redis/connection.js');
   // The one-line error below says it all: no connection-problem log lines on a terminal.
   const redis = connectRedis(config.redis, silentLogger, {
     lazyConnect: true,

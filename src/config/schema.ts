@@ -1,6 +1,12 @@
 import { cronExpressionProblem } from '../cron.js';
 import { z } from 'zod';
-import { CHANNEL_NAME, EMAIL_CHANNEL, type ChannelType } from '../notify/channels/types.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
+import {
+  CHANNEL_NAME,
+  EMAIL_CHANNEL,
+  NOTIFICATION_KINDS,
+  type ChannelType,
+} from '../notification-names.js';
 import { displayText, mailbox } from './mailbox.js';
 
 /**
@@ -77,15 +83,6 @@ export function endpointProblem(value: string): string | undefined {
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'must be https:// (http is allowed only for loopback hosts)';
 }
-
-export const NOTIFICATION_KINDS = [
-  'alert',
-  'problem',
-  'restored',
-  'premium-lost',
-  'premium-regained',
-  'invoice',
-] as const;
 
 const channelCommon = {
   /** Unique among the network's channels; default: the type, then type-2, type-3 ... */
@@ -208,7 +205,7 @@ export const alertsSchema = z
         message: `must be at least alerts.minDropPercent (${alerts.minDropPercent})`,
       });
     }
-  });
+  }) satisfies z.ZodType<AlertSettings, unknown>;
 
 export const networkSchema = z
   .object({
@@ -552,5 +549,4 @@ export const configSchema = z
 export type RawConfig = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedNetwork = z.output<typeof networkSchema>;
-export type AlertSettings = z.output<typeof alertsSchema>;
 export type ParsedChannel = z.output<typeof channelSchema>;

@@ -2,9 +2,8 @@ import type { NetworkConfig } from '../config/load.js';
 import { ThmError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
 import type { ClassCounts, IsoDate, IspTrend, RunKind, RunRecord } from '../monitor/types.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
 import { renderRun, type RenderedRun } from '../notify/render-run.js';
-import type { Notification } from '../notify/types.js';
+import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
 import type { Runtime } from './runtime.js';
 
@@ -70,7 +69,7 @@ export function standingRun(state: NetworkState, request: CheckRequest): RunReco
 /**
  * How long a commit keeps trying through a Redis failover (the store refusing or losing the
  * connection with a retryable THM_STORE error) before the attempt fails: longer than a
- * Sentinel or Cluster failover takes (README "Operating it"), shorter than a job's lock.
+ * Sentinel or Cluster failover takes (docs/operations.md), shorter than a job's lock.
  */
 export const FAILOVER_RETRY_MS = 30_000;
 const FAILOVER_PAUSE_MS = 500;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { CLOSE, COMMA, JsonWriter, OPEN } from '../json-writer.js';
 import type { IsoDate } from '../monitor/types.js';
 import { headerValue } from './render/format.js';
-import type { Notification, NotificationKind, RenderedEmail } from './types.js';
+import type { NotificationKind } from '../notification-names.js';
+import type { Notification, RenderedEmail } from './types.js';
 
 export interface BuildNotificationInput {
   networkId: string;
@@ -19,18 +19,18 @@ export interface BuildNotificationInput {
 }
 
 /**
+ * What notificationId returns: 32 lower-case hex digits (128 bits of the hash). The outbox tells
+ * an e-mail from a channel delivery by this format (channels/delivery-id.ts), so it is checked, not
+ * guessed from a character.
+ */
+export const NOTIFICATION_ID = /^[0-9a-f]{32}$/;
+
+/**
  * The notification's identity: network, as-of date, kind and the events it carries, and
  * nothing else (not the time, not the rendered text), so a retried or re-decided send of the
  * same thing has the same id and the same Message-ID. JSON-encoded before hashing, so no choice
  * of separator inside an ISP name can make two identities collide.
  */
-/**
- * What notificationId returns: 32 lower-case hex digits (128 bits of the hash). The outbox tells
- * an e-mail from a channel delivery by this format (channels/types.ts), so it is checked, not
- * guessed from a character.
- */
-export const NOTIFICATION_ID = /^[0-9a-f]{32}$/;
-
 export function notificationId(
   networkId: string,
   asOf: IsoDate,
@@ -40,32 +40,9 @@ export function notificationId(
   sorted = false,
 ): string {
   const list = sorted ? events : [...events].sort();
-  // The hash of JSON.stringify([networkId, asOf, kind, list]): the same bytes, written into a
-  // buffer and hashed whenever it holds about 64 KiB. Built as strings, the text of a
-  // 50,000-pair alert (~2 MB) was a quoted copy of every event, ~6 MiB of garbage a run
-  // (target P6, docs/performance.md).
-  const hash = createHash('sha256');
-  const out = new JsonWriter(HASH_CHUNK_BYTES + 1024, undefined);
-  out.byte(OPEN);
-  out.string(networkId);
-  out.byte(COMMA);
-  out.string(asOf);
-  out.byte(COMMA);
-  out.string(kind);
-  out.byte(COMMA);
-  out.byte(OPEN);
-  for (let i = 0; i < list.length; i += 1) {
-    if (i > 0) out.byte(COMMA);
-    out.string(list[i]!);
-    if (out.length >= HASH_CHUNK_BYTES) out.drain((bytes) => hash.update(bytes));
-  }
-  out.byte(CLOSE);
-  out.byte(CLOSE);
-  out.drain((bytes) => hash.update(bytes));
-  return hash.digest('hex').slice(0, 32);
+  const identity = JSON.stringify([networkId, asOf, kind, list]);
+  return createHash('sha256').update(identity).digest('hex').slice(0, 32);
 }
-
-const HASH_CHUNK_BYTES = 65_536;
 
 /** The domain of `mail.from` ("Name <a@b.example>" or "a@b.example"), safe for a Message-ID. */
 export function messageIdDomain(from: string): string {

@@ -9,7 +9,6 @@ import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { headerValue } from './render/format.js';
 import type { MailTransport, OutboxNotification, SendResult } from './types.js';
-import { mimeTextPart } from './mime-part.js';
 import { automatedHeaders } from './headers.js';
 
 /**
@@ -36,13 +35,9 @@ export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
     from: headerValue(from, 300),
     to: n.to.map((address) => headerValue(address, 300)),
     subject: headerValue(n.subject),
-    // The text and HTML parts, in that order, as ready MIME nodes encoded by us (7bit or
-    // quoted-printable, as nodemailer would choose): its encoder made about 4 MB of garbage per
-    // alert e-mail. See mime-part.ts.
-    alternatives: [
-      { raw: mimeTextPart('text/plain', n.text) },
-      { raw: mimeTextPart('text/html', n.html) },
-    ],
+    // multipart/alternative: the text part, then the HTML part, each encoded by nodemailer.
+    text: n.text,
+    html: n.html,
     messageId: n.messageId,
     date: new Date(n.createdAt),
     // One thread per network and month: see headers.ts.

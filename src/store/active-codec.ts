@@ -1,4 +1,3 @@
-import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber } from '../dates.js';
 import { addedBaseline, addedYesterday } from '../monitor/history-change.js';
@@ -27,12 +26,10 @@ const DROP = 8;
 /**
  * `pairs` and `added` (HistoryChange, monitor/types.ts): the pairs carried over and those new
  * today, whose records follow from their ClassifiedPair (monitor/history-change.ts,
- * addedActivePair) and are written from it. `pool`: where the buffer comes from
- * (store/domain-lists.ts, writeDomains).
+ * addedActivePair) and are written from it.
  */
 export function encodeActive(
   pairs: Iterable<ActivePair>,
-  pool?: BufferPool,
   added: readonly AddedPair[] = [],
 ): Buffer {
   const list = Array.isArray(pairs) ? (pairs as readonly ActivePair[]) : [...pairs];
@@ -65,7 +62,6 @@ export function encodeActive(
       writeDrop(out, p.dropPercent, p.quietAsOf === undefined ? 0 : dayNumber(p.quietAsOf));
     },
     32,
-    pool,
   );
 }
 

@@ -1,5 +1,3 @@
-import { ByteWriter } from '../byte-writer.js';
-
 /*
  * The bytes of the store's binary blobs (store/domain-lists.ts has the layout): unsigned
  * varints, numbers, and strings, written into a Buffer and read back with every read checked
@@ -22,12 +20,33 @@ import { ByteWriter } from '../byte-writer.js';
 const VARINT_BYTES = 7;
 const MAX_INLINE = 2 ** 40;
 const FLOAT_CODE = 1;
-/** Below this a varint's arithmetic stays in 32-bit integers (4 bytes of 7 bits). */
-const SMALL = 2 ** 28;
 const SURROGATE = /[\ud800-\udfff]/;
 
-/** A blob's bytes, written into a growing Buffer (src/byte-writer.ts). */
-export class BlobWriter extends ByteWriter {
+/** A blob's bytes, written into a Buffer that grows by doubling. */
+export class BlobWriter {
+  private buffer: Buffer;
+  private at = 0;
+
+  /** `estimate`: the bytes the blob will take, about (the first buffer's size). */
+  constructor(estimate: number) {
+    this.buffer = Buffer.allocUnsafe(Math.max(estimate, 64));
+  }
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.at;
+  }
+
+  /** What is written, as a view of the writer's buffer. */
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.at);
+  }
+
+  byte(value: number): void {
+    this.room(1);
+    this.buffer[this.at++] = value;
+  }
+
   /** An unsigned 32-bit integer, little-endian, at `offset` (a place reserved before). */
   patchUint32(offset: number, value: number): void {
     this.buffer.writeUInt32LE(value, offset);
@@ -36,21 +55,11 @@ export class BlobWriter extends ByteWriter {
   /** A non-negative integer below 2^49. */
   varint(value: number): void {
     this.room(VARINT_BYTES);
-    const buffer = this.buffer;
-    let at = this.at;
-    if (value < SMALL) {
-      while (value >= 0x80) {
-        buffer[at++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
-      }
-    } else {
-      while (value >= 0x80) {
-        buffer[at++] = (value % 0x80) | 0x80;
-        value = Math.floor(value / 0x80);
-      }
+    while (value >= 0x80) {
+      this.buffer[this.at++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
     }
-    buffer[at++] = value;
-    this.at = at;
+    this.buffer[this.at++] = value;
   }
 
   number(value: number): void {
@@ -64,28 +73,19 @@ export class BlobWriter extends ByteWriter {
   }
 
   string(value: string): void {
-    // Short ASCII, the common case (an ISP name, a URL): its length is its byte length.
-    if (value.length < 0x40) {
-      this.room(1 + value.length);
-      const buffer = this.buffer;
-      let at = this.at + 1;
-      let i = 0;
-      for (; i < value.length; i++) {
-        const c = value.charCodeAt(i);
-        if (c >= 0x80) break;
-        buffer[at++] = c;
-      }
-      if (i === value.length) {
-        buffer[this.at] = value.length * 2;
-        this.at = at;
-        return;
-      }
-    }
     const utf8 = !SURROGATE.test(value);
     const bytes = utf8 ? Buffer.byteLength(value, 'utf8') : value.length * 2;
     this.varint(bytes * 2 + (utf8 ? 0 : 1));
     this.room(bytes);
     this.at += this.buffer.write(value, this.at, utf8 ? 'utf8' : 'utf16le');
+  }
+
+  /** Makes room for `bytes` more. */
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + bytes));
+    this.buffer.copy(grown, 0, 0, this.at);
+    this.buffer = grown;
   }
 }
 
@@ -112,40 +112,6 @@ export class BlobReader {
 
   /** What `BlobWriter.varint` wrote. */
   varint(): number {
-    // Up to 4 bytes (28 bits: every count, day number and click count of a history) in 32-bit
-    // integer arithmetic, unrolled; longer ones, and the end of the blob, below.
-    const bytes = this.bytes;
-    const at = this.at;
-    if (at + 4 <= this.end) {
-      let b = bytes[at]!;
-      if (b < 0x80) {
-        this.at = at + 1;
-        return b;
-      }
-      let value = b & 0x7f;
-      b = bytes[at + 1]!;
-      if (b < 0x80) {
-        this.at = at + 2;
-        return value | (b << 7);
-      }
-      value |= (b & 0x7f) << 7;
-      b = bytes[at + 2]!;
-      if (b < 0x80) {
-        this.at = at + 3;
-        return value | (b << 14);
-      }
-      value |= (b & 0x7f) << 14;
-      b = bytes[at + 3]!;
-      if (b < 0x80) {
-        this.at = at + 4;
-        return value | (b << 21);
-      }
-    }
-    return this.longVarint();
-  }
-
-  /** A varint of more than 4 bytes, or one near the end. */
-  private longVarint(): number {
     const bytes = this.bytes;
     let at = this.at;
     let value = 0;
@@ -166,9 +132,7 @@ export class BlobReader {
   /** What `BlobWriter.number` wrote. */
   number(): number {
     const code = this.varint();
-    if (code < SMALL) {
-      if ((code & 1) === 0) return (code & 2) === 0 ? code >>> 2 : -((code + 2) >>> 2);
-    } else if (code % 2 === 0) {
+    if (code % 2 === 0) {
       const half = code / 2;
       return half % 2 === 0 ? half / 2 : -(half + 1) / 2;
     }

@@ -1,4 +1,3 @@
-import type { BufferPool } from '../buffer-pool.js';
 import { isoDateOfDay, type IsoDate } from '../dates.js';
 import { BlobReader, BlobWriter } from './blob-bytes.js';
 
@@ -18,14 +17,8 @@ import { BlobReader, BlobWriter } from './blob-bytes.js';
  *   then        the string table: the number of strings (varint), then each string
  *
  * Domains in the order of their first item, a domain's items in their order. Each ISP name is
- * stored once a blob, however many domains have it. A 10,000-pair history is ~23 bytes a pair
- * against ~72 as JSON, written ~1.7x and read ~2.5 - 3x faster: JSON's digits were written and
- * read one byte at a time, and each pair's ISP name was copied and read again (target P1,
- * docs/performance.md; docs/design.md, "The history blobs").
- *
- * The blobs the store writes are written into buffers from a pool of its own
- * (src/buffer-pool.ts), given back once the command is done, so their pages are faulted in once,
- * not at every commit.
+ * stored once a blob, however many domains have it, and a domain's id and URL once: a history
+ * takes about a third of its JSON's bytes in Redis (docs/design.md, "The history blobs").
  *
  * Items come grouped by domain as a rule (today's list in the API's order, then the pairs of the
  * history that are not in it, stored by domain), so the map is touched once per run of items of
@@ -43,8 +36,6 @@ export function writeDomains(
   values: (item: number, out: ItemWriter) => void,
   /** Bytes an item takes, about: the first buffer's size. */
   perItem: number,
-  /** Where the buffer comes from: a pool (the caller gives it back), or a fresh allocation. */
-  pool?: BufferPool,
 ): Buffer {
   // Each domain's runs of consecutive items, as [start, end) pairs.
   const runsOf = new Map<number, number[]>();
@@ -60,7 +51,7 @@ export function writeDomains(
     } else runs.push(i, end);
     i = end;
   }
-  const out = new ItemWriter(64 + count * perItem, pool);
+  const out = new ItemWriter(64 + count * perItem);
   out.byte(0);
   out.byte(VERSION);
   const tableOffset = out.length;
@@ -173,11 +164,7 @@ export function storedDate(day: number, format: StoredFormat): IsoDate {
   return isoDateOfDay(day);
 }
 
-/**
- * A codec's items read into a list, one `toItem` result an item, in the stored order. The list
- * is allocated at its size: grown by push, the 50,000-item lists of a history were ~2 MiB of
- * garbage a run (target P6, docs/performance.md).
- */
+/** A codec's items read into a list, one `toItem` result an item, in the stored order. */
 export function readItems<T>(
   blob: string | Buffer | null | undefined,
   format: StoredFormat,

@@ -1,5 +1,5 @@
 import { ThmError } from '../errors.js';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 import type { IsoDate } from '../monitor/types.js';
 import type { StoreKeys } from './keys.js';
 

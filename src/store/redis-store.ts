@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isFailoverReply, type RedisClient } from '../jobs/redis.js';
+import { isFailoverReply, type RedisClient } from '../redis/connection.js';
 import { writeConfirmed, type ConfirmOptions } from './confirm.js';
 import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
@@ -17,20 +17,16 @@ import type {
   Silence,
   WatchedRun,
 } from '../monitor/types.js';
-import {
-  EMAIL_CHANNEL,
-  parseChannelDeliveryId,
-  type ChannelDelivery,
-} from '../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../notification-names.js';
+import { parseChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import type {
+  ChannelDelivery,
   Notification,
   OutboxClaim,
   OutboxEntry,
   OutboxNotification,
   OutboxStore,
 } from '../notify/types.js';
-import { BufferPool } from '../buffer-pool.js';
-import { JsonWriter, NEWLINE } from '../json-writer.js';
 import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
 import { encodeListing, type ListingRecord } from './listing-codec.js';
 import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
@@ -173,13 +169,6 @@ export interface LoadOptions {
 const DAY_MS = 86_400_000;
 
 /**
- * The buffers the commit writes the history and listed-runs blobs into (store/domain-lists.ts):
- * reused, so that a commit does not fault in fresh pages for them (target P1,
- * docs/performance.md). Sizes in steps of 256 KB; dropped after 30 s unused.
- */
-const BLOBS = new BufferPool(256 * 1024, 30_000);
-
-/**
  * The monitor's memory in Redis (layout: store/keys.ts). All per-network state lives in one
  * hash, so a traffic-check costs one HMGET to load and one EVALSHA to commit (8 commands in
  * all, counting those inside the script, however many pairs), and the active pairs are one
@@ -268,21 +257,15 @@ export class RedisStore implements OutboxStore {
     if (!Number.isInteger(effect.expectedRev) || effect.expectedRev < 0) {
       throw new ThmError('THM_STORE', `expectedRev must be a revision, not ${effect.expectedRev}`);
     }
-    // Before any buffer is taken from the pool: the finally below gives them back.
     const listing = effect.listing ? await encodeListing(effect.listing.record) : '';
     const rField = runField(run.kind, run.asOf);
     const sField = sentField(run.asOf);
     const set: (string | Buffer)[] = [];
-    const leased: Buffer[] = [];
-    const blob = (bytes: Buffer) => {
-      leased.push(bytes);
-      return bytes;
-    };
     const history = effect.history;
     if (history) {
-      set.push(FIELD.active, blob(encodeActive(history.upsert, BLOBS, history.added)));
+      set.push(FIELD.active, encodeActive(history.upsert, history.added));
       if (history.runs || history.runsStarted) {
-        set.push(FIELD.runs, blob(encodeRuns(history.runs ?? [], BLOBS, history.runsStarted)));
+        set.push(FIELD.runs, encodeRuns(history.runs ?? [], history.runsStarted));
       }
     }
     if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
@@ -291,7 +274,7 @@ export class RedisStore implements OutboxStore {
       set.push(FIELD.invoice, JSON.stringify(effect.invoiceSnapshot.snapshot));
     }
     const del = effect.problem === null ? [FIELD.problem] : [];
-    const sentAppend = effect.sentEvents?.length ? blob(sentLines(effect.sentEvents)) : '';
+    const sentAppend = effect.sentEvents?.length ? sentLines(effect.sentEvents) : '';
     const indexAdd = `${indexLine(run.asOf, rField, run)}\n${sentAppend ? `${indexLine(run.asOf, sField)}\n` : ''}`;
     const notifications = [
       ...effect.notifications.flatMap((n) => [
@@ -326,29 +309,22 @@ export class RedisStore implements OutboxStore {
     ];
     args.push(listing, effect.listing?.expiresAt ?? 0);
     const networkKey = this.keys.network(networkId);
-    let reply: [string, string];
-    try {
-      reply = (await this.call('commit', () =>
-        writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
-          commitScript.run(
-            this.redis,
-            [
-              networkKey,
-              this.keys.outboxBody,
-              this.keys.outboxPending,
-              this.keys.invoices(networkId),
-              this.keys.networks,
-              this.keys.listing(networkId, run.asOf),
-            ],
-            args,
-          ),
+    const reply = (await this.call('commit', () =>
+      writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
+        commitScript.run(
+          this.redis,
+          [
+            networkKey,
+            this.keys.outboxBody,
+            this.keys.outboxPending,
+            this.keys.invoices(networkId),
+            this.keys.networks,
+            this.keys.listing(networkId, run.asOf),
+          ],
+          args,
         ),
-      )) as [string, string];
-    } finally {
-      // ioredis reads a Buffer argument when it writes the command, which may be after a
-      // reconnect; once the command has settled it no longer will.
-      for (const bytes of leased) BLOBS.release(bytes);
-    }
+      ),
+    )) as [string, string];
     const [status, detail] = reply;
     if (status === 'ok') return { committed: true, rev: Number(detail) };
     if (status === 'exists') {
@@ -1167,18 +1143,11 @@ function text(bytes: Buffer | null | undefined): string | null {
   return bytes ? bytes.toString('utf8') : null;
 }
 
-/**
- * The sent-events record's new lines, one JSON string an event, written into a pooled buffer:
- * as a string a line and their join, a 50,000-pair first day made ~5 MiB of garbage (target P6,
- * docs/performance.md).
- */
-function sentLines(events: readonly string[]): Buffer {
-  const out = new JsonWriter(events.length * 48, BLOBS);
-  for (let i = 0; i < events.length; i++) {
-    out.string(events[i]!);
-    out.byte(NEWLINE);
-  }
-  return out.bytes();
+/** The sent-events record's new lines: one JSON string an event. */
+function sentLines(events: readonly string[]): string {
+  let lines = '';
+  for (const event of events) lines += `${JSON.stringify(event)}\n`;
+  return lines;
 }
 
 /** What the outbox keeps of a notification: all but the events (see OutboxNotification). */

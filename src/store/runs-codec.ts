@@ -1,4 +1,3 @@
-import type { BufferPool } from '../buffer-pool.js';
 import { ThmError } from '../errors.js';
 import { dayNumber } from '../dates.js';
 import type { IspTrend } from '../api/schemas.js';
@@ -25,11 +24,10 @@ const STRIDE = 7;
 /**
  * `runs` and `started` (HistoryChange, monitor/types.ts): the runs carried over and those that
  * begin today, one listed day each, written from their entries (monitor/history-change.ts,
- * startedRun). `pool`: where the buffer comes from (store/domain-lists.ts, writeDomains).
+ * startedRun).
  */
 export function encodeRuns(
   runs: Iterable<WatchedRun>,
-  pool?: BufferPool,
   started?: { asOf: IsoDate; entries: readonly IspTrend[] },
 ): Buffer {
   const list = Array.isArray(runs) ? (runs as readonly WatchedRun[]) : [...runs];
@@ -63,7 +61,6 @@ export function encodeRuns(
       writeRun(out, r.isp, dayNumber(r.since), dayNumber(r.last), r.days, r.clicks, r.d7, r.d14);
     },
     24,
-    pool,
   );
 }
 

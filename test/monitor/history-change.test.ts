@@ -143,9 +143,9 @@ describe('what begins in a run (HistoryChange: added, runsStarted)', () => {
     expect(change.runs?.length).toBeGreaterThan(0);
     expect(change.runsStarted?.entries.length).toBeGreaterThan(0);
 
-    const active = encodeActive(change.upsert, undefined, change.added);
+    const active = encodeActive(change.upsert, change.added);
     expect(active.toString('utf8')).toBe(encodeActive(historyAfter(change)).toString('utf8'));
-    const runs = encodeRuns(change.runs ?? [], undefined, change.runsStarted);
+    const runs = encodeRuns(change.runs ?? [], change.runsStarted);
     expect(runs.toString('utf8')).toBe(encodeRuns(runsAfter(change) ?? []).toString('utf8'));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActivePair } from '../../src/monitor/types.js';
+import type { ActivePair, AddedPair } from '../../src/monitor/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from '../../src/store/active-codec.js';
 import { activeBlobV1 } from './fixtures.js';
 
@@ -303,5 +303,129 @@ describe('active pair codec', () => {
     const decoded = decodeActive(encodeActive(pairs));
     expect(decoded.map((p) => p.isp)).toEqual([...names, ...names]);
     expect(decoded.map((p) => p.domainId)).toEqual([...names.map(() => 1), ...names.map(() => 2)]);
+  });
+});
+
+/**
+ * A version-2 blob as earlier releases wrote it (the bytes are the format's, fixed): the current
+ * code reads it, and writes the same bytes for the same pairs. Fractions, negative and huge
+ * numbers, UTF-8 and UTF-16 strings (a lone surrogate), a long name, the first and last days.
+ */
+const LONG_ISP = 'Deutsche Telekom AG, a name longer than sixty-four characters in all of it';
+const V2_PAIRS: ActivePair[] = [
+  pair({
+    domainId: 12,
+    isp: 'Comcast',
+    domainUrl: 'https://trk12.example.com',
+    firstSeen: '2026-11-01',
+    lastSeen: '2026-11-20',
+    lastNotified: '2026-11-14',
+    baseline: 4100,
+    yesterday: 1200,
+    dropPercent: 70.73,
+  }),
+  pair({
+    domainId: 12,
+    isp: 'Telefónica 😀',
+    domainUrl: 'https://trk12.example.com',
+    firstSeen: '2026-10-31',
+    lastSeen: '2026-11-19',
+    lastNotified: '2026-10-31',
+    notifiedSeverity: 'warning',
+    quietRuns: 1,
+    baseline: 2 ** 45,
+    yesterday: -3,
+    dropPercent: 33.333,
+    quietAsOf: '2026-11-20',
+  }),
+  pair({
+    domainId: 7,
+    isp: LONG_ISP,
+    domainUrl: 'https://ünïcode.example/ü',
+    firstSeen: '1970-01-01',
+    lastSeen: '9999-12-31',
+    lastNotified: '2000-02-29',
+    notifiedSeverity: 'warning',
+    quietRuns: 2,
+    baseline: 0.5,
+    yesterday: 1e300,
+    dropPercent: -12.5,
+  }),
+  pair({
+    domainId: 12,
+    isp: 'lone \ud800 surrogate',
+    domainUrl: 'https://trk12.example.com',
+    firstSeen: '2026-11-01',
+    lastSeen: '2026-11-20',
+    lastNotified: '2026-11-14',
+    baseline: 300000000,
+    yesterday: 268435456,
+    dropPercent: 100,
+  }),
+  pair({
+    domainId: 2 ** 40 + 3,
+    isp: 'Comcast',
+    domainUrl: '',
+    firstSeen: '2026-11-01',
+    lastSeen: '2026-11-20',
+    lastNotified: '2026-11-14',
+    baseline: 50,
+    yesterday: 10,
+    dropPercent: 80,
+  }),
+];
+/** Two pairs new on 2026-11-21, as classification hands them to the store (AddedPair). */
+const V2_ADDED = [
+  {
+    domainId: 7,
+    isp: 'Orange',
+    domainUrl: 'https://ünïcode.example/ü',
+    firstSeen: '2026-11-21',
+    severity: 'critical',
+    dropPercent: 61.04,
+    entry: { seven_days_ago_total_clicks: 900, yesterday_total_clicks: 351 },
+  },
+  {
+    domainId: 99,
+    isp: 'Comcast',
+    domainUrl: 'https://trk99.example.com',
+    firstSeen: '2026-11-21',
+    severity: 'warning',
+    dropPercent: 21.5,
+    entry: { seven_days_ago_total_clicks: 128, yesterday_total_clicks: 100 },
+  },
+] as unknown as AddedPair[];
+const V2_BLOB = Buffer.from(
+  [
+    '00020f0100000704303268747470733a2f2f74726b31322e6578616d706c652e636f6d0300d88805a489058c',
+    '89050400908001c02584dd010001d48805a08905d48805000401000000000000c0420a9468a4890502d88805',
+    'a489058c8905040080989abc048080808004c0b802001c3868747470733a2f2fc3bc6ec3af636f64652e6578',
+    '616d706c652fc3bc0203008085cc05a0d802000801000000000000e03f019c7500883ce4377e86270004a889',
+    '05a88905a889050400901cfc0ae0be0100010030000000007042000100d88805a489058c89050400c8012880',
+    'fa01008c033268747470733a2f2f74726b39392e6578616d706c652e636f6d0100a88905a88905a889050000',
+    '80049003984300050e436f6d6361737435540065006c0065006600f3006e0069006300610020003dd800de41',
+    '6c006f006e006500200000d8200073007500720072006f006700610074006500940144657574736368652054',
+    '656c656b6f6d2041472c2061206e616d65206c6f6e676572207468616e2073697874792d666f757220636861',
+    '7261637465727320696e20616c6c206f662069740c4f72616e6765',
+  ].join(''),
+  'hex',
+);
+
+describe('a version-2 blob written by an earlier release', () => {
+  it('is read as written, and the same pairs are written as the same bytes', () => {
+    expect(encodeActive(V2_PAIRS, V2_ADDED).equals(V2_BLOB)).toBe(true);
+    const decoded = decodeActive(V2_BLOB);
+    expect(decoded.slice(0, 1)).toEqual([V2_PAIRS[0]]);
+    expect(decoded.map((p) => [p.domainId, p.isp, p.firstSeen, p.baseline, p.yesterday])).toEqual([
+      [12, 'Comcast', '2026-11-01', 4100, 1200],
+      [12, 'Telefónica 😀', '2026-10-31', 2 ** 45, -3],
+      [12, 'lone \ud800 surrogate', '2026-11-01', 300000000, 268435456],
+      [7, LONG_ISP, '1970-01-01', 0.5, 1e300],
+      [7, 'Orange', '2026-11-21', 900, 351],
+      [2 ** 40 + 3, 'Comcast', '2026-11-01', 50, 10],
+      [99, 'Comcast', '2026-11-21', 128, 100],
+    ]);
+    expect(decoded.map((p) => p.dropPercent)).toEqual([70.73, 33.33, 100, -12.5, 61.04, 80, 21.5]);
+    expect(decodeActive(encodeActive(decoded))).toEqual(decoded);
   });
 });

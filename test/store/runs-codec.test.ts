@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { IspTrend } from '../../src/api/schemas.js';
 import type { WatchedRun } from '../../src/monitor/types.js';
 import { checkRuns, decodeRuns, encodeRuns } from '../../src/store/runs-codec.js';
 
@@ -94,5 +95,75 @@ describe('listed runs codec', () => {
       expect(() => decodeRuns(Buffer.from(bad))).toThrow(/stored listed runs are unreadable/);
       expect(() => checkRuns(Buffer.from(bad))).toThrow(/stored listed runs are unreadable/);
     }
+  });
+});
+
+describe('a version-2 blob written by an earlier release', () => {
+  it('is read as written, and the same runs are written as the same bytes', () => {
+    const runs = [
+      run({ domainId: 12, isp: 'Comcast', since: '2026-11-10', last: '2026-11-20', days: 9 }),
+      run({
+        domainId: 3,
+        isp: 'Telefónica 😀',
+        since: '2026-11-19',
+        last: '2026-11-20',
+        days: 2,
+        clicks: 1.5,
+        d7: -1,
+        d14: 2 ** 50,
+      }),
+    ];
+    const started = {
+      asOf: '2026-11-21',
+      entries: [
+        {
+          network_tracking_domain_id: 12,
+          isp: 'AT&T',
+          yesterday_total_clicks: 40,
+          seven_days_ago_total_clicks: 80,
+          fourteen_days_ago_total_clicks: 75,
+        },
+        {
+          network_tracking_domain_id: 5,
+          isp: 'Comcast',
+          yesterday_total_clicks: 0,
+          seven_days_ago_total_clicks: 100000,
+          fourteen_days_ago_total_clicks: 99999,
+        },
+      ] as unknown as IspTrend[],
+    };
+    const blob = Buffer.from(
+      [
+        '0002540000000403300200fc8805a4890524d041e05d985c01a88905a8890504a001c002ac020c0102a08905',
+        'a489050801000000000000f83f02010000000000001043140100a88905a88905040080b518fcb418030e436f',
+        '6d63617374084154265435540065006c0065006600f3006e0069006300610020003dd800de',
+      ].join(''),
+      'hex',
+    );
+    expect(encodeRuns(runs, started).equals(blob)).toBe(true);
+    expect(decodeRuns(blob)).toEqual([
+      runs[0],
+      run({
+        domainId: 12,
+        isp: 'AT&T',
+        since: '2026-11-21',
+        last: '2026-11-21',
+        days: 1,
+        clicks: 40,
+        d7: 80,
+        d14: 75,
+      }),
+      runs[1],
+      run({
+        domainId: 5,
+        isp: 'Comcast',
+        since: '2026-11-21',
+        last: '2026-11-21',
+        days: 1,
+        clicks: 0,
+        d7: 100000,
+        d14: 99999,
+      }),
+    ]);
   });
 });

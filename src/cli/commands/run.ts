@@ -9,7 +9,7 @@ import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
-import { parseChannelDeliveryId } from '../../notify/channels/types.js';
+import { parseChannelDeliveryId } from '../../notify/channels/delivery-id.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import { cliLogger, loadCliConfig, selectNetworks } from '../context.js';
 import { printJson, printLine } from '../output.js';
@@ -157,7 +157,7 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   // it does not use (target P7, docs/performance.md).
   const [{ loadBullmq }, { connectRedis }, { RedisStore }] = await Promise.all([
     import('../../cjs-packages.js'),
-    import('../../jobs/redis.js'),
+    import('../../redis/connection.js'),
     import('../../store/redis-store.js'),
   ]);
   const { Queue, QueueEvents } = loadBullmq();
