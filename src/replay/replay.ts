@@ -1,4 +1,4 @@
-import type { AlertSettings } from '../config/schema.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
 import { dayNumber } from '../dates.js';
 import { decideTrafficRun, type DecisionState } from '../monitor/decide.js';
 import { emptyClassCounts, isEmailedClass } from '../monitor/classify.js';

@@ -1,4 +1,5 @@
-import { alertsSchema, type AlertSettings } from '../config/schema.js';
+import { alertsSchema } from '../config/schema.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
 import { closest, describeIssues } from '../config/problems.js';
 import { UsageError } from '../errors.js';
 import type { ReplayVariant } from './replay.js';

@@ -17,9 +17,9 @@ export function stateAfter(state: DecisionState, decision: RunDecision): Decisio
   const history = decision.history;
   let { active, runs } = state;
   if (history) {
-    active = decodeActive(encodeActive(history.upsert, undefined, history.added));
+    active = decodeActive(encodeActive(history.upsert, history.added));
     if (history.runs || history.runsStarted)
-      runs = decodeRuns(encodeRuns(history.runs ?? [], undefined, history.runsStarted));
+      runs = decodeRuns(encodeRuns(history.runs ?? [], history.runsStarted));
   }
   const next: DecisionState = { active, runs, silences: [], sentEvents: new Set() };
   const premium = decision.premium ?? state.premium;
