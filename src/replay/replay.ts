@@ -52,6 +52,8 @@ export interface ReplayedPair {
   severity: Severity;
   dropPercent: number;
   significance: number;
+  /** Alertable as a steady decline, by its days in the list together (monitor/runs.ts). */
+  steady?: true;
 }
 
 /** The alert a replayed run would have sent. */
@@ -168,6 +170,7 @@ function emailedPairs(
       severity: p.severity,
       dropPercent: round2(p.dropPercent),
       significance: round2(p.significance),
+      ...(p.steady ? { steady: true as const } : {}),
     }))
     .sort(
       (a, b) =>
