@@ -1,25 +1,29 @@
 import type { DecisionState, RunDecision } from '../monitor/decide.js';
-import { decodeActive, encodeActive } from '../store/active-codec.js';
-import { decodeRuns, encodeRuns } from '../store/runs-codec.js';
+import { historyAfter, runsAfter } from '../monitor/history-change.js';
+import { keptDropPercent } from '../store/active-codec.js';
 
 /**
  * The state a replayed run leaves for the next, as the worker's store would: its commit writes
- * the history and the listed runs through the store's codecs and the next run reads them back
- * (store/redis-store.ts, commitRun and loadNetworkState), so they pass through the same codecs
- * here (a drop is kept in hundredths, pairs come back grouped by domain). What the worker keeps
- * but a replay does not need stays empty: silences (a replay applies none), the e-mailed pair
- * events of a date (each date is replayed once), invoices.
+ * the history and the listed runs (store/redis-store.ts, commitRun) and the next run reads them
+ * back. They are kept here as objects, as the store's codecs would give them back: each value
+ * as it was but a pair's drop, which the history keeps in hundredths (the codecs' order, by
+ * domain, decides nothing). What the worker keeps but a replay does not need stays empty:
+ * silences (a replay applies none), the e-mailed pair events of a date (each date is replayed
+ * once), invoices.
  *
- * The worker-equality test (test/replay/worker.test.ts) holds this equal to the store's own
- * round trip: a part of the state the store gains must be carried here too.
+ * test/replay/state.test.ts holds this equal to the codecs' round trip, and
+ * test/replay/worker.test.ts to what the worker decided from its store: a part of the state the
+ * store gains must be carried here too.
  */
 export function stateAfter(state: DecisionState, decision: RunDecision): DecisionState {
   const history = decision.history;
   let { active, runs } = state;
   if (history) {
-    active = decodeActive(encodeActive(history.upsert, history.added));
-    if (history.runs || history.runsStarted)
-      runs = decodeRuns(encodeRuns(history.runs ?? [], history.runsStarted));
+    const kept = historyAfter(history);
+    // The objects are the replay's own (the decision was made with stateOwned).
+    for (const pair of kept) pair.dropPercent = keptDropPercent(pair.dropPercent);
+    active = kept;
+    if (history.runs || history.runsStarted) runs = runsAfter(history) ?? [];
   }
   const next: DecisionState = { active, runs, silences: [], sentEvents: new Set() };
   const premium = decision.premium ?? state.premium;
