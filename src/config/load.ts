@@ -111,11 +111,23 @@ export function parseConfigText(text: string, file: string): unknown {
   try {
     return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw new ConfigError(
-      `config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`,
+      `config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${withLine(reason, text, error)}`,
     );
   }
+}
+
+/**
+ * The parser's first line ends with "at line 3, column 1:" and the excerpt below it; in one
+ * line, the line it points at follows the colon, quoted (a tab shows as \t).
+ */
+function withLine(reason: string, text: string, error: unknown): string {
+  const at = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
+  if (at === undefined) return reason.replace(/:$/, '');
+  const line = text.split(/\r?\n/)[at - 1];
+  const shown = line === undefined || line.trim() === '' ? '(an empty line)' : JSON.stringify(line);
+  return `${reason.replace(/:$/, '')}: ${shown}`;
 }
 
 /** Validates a raw config document (already parsed from YAML/JSON) and resolves its secrets. */

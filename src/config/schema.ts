@@ -195,7 +195,17 @@ export const alertsSchema = z
     /** Whether cleared pairs are e-mailed. */
     notifyCleared: z.boolean().default(true),
   })
-  .strict() satisfies z.ZodType<AlertSettings, unknown>;
+  .strict()
+  // Here, not on the network: `thm replay --set` checks its settings with this schema alone.
+  .superRefine((alerts, ctx) => {
+    if (alerts.criticalDropPercent < alerts.minDropPercent) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['criticalDropPercent'],
+        message: `must be at least alerts.minDropPercent (${alerts.minDropPercent})`,
+      });
+    }
+  }) satisfies z.ZodType<AlertSettings, unknown>;
 
 export const networkSchema = z
   .object({
@@ -272,14 +282,6 @@ export const networkSchema = z
         code: 'custom',
         path: ['apiKeyEnv'],
         message: 'set exactly one of apiKeyEnv or apiKeyFile',
-      });
-    }
-    const { minDropPercent, criticalDropPercent } = network.alerts;
-    if (criticalDropPercent < minDropPercent) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['alerts', 'criticalDropPercent'],
-        message: `must be at least alerts.minDropPercent (${minDropPercent})`,
       });
     }
   });
@@ -485,6 +487,17 @@ export const configSchema = z
          * it starts, URL on success, URL + "/fail" on failure. http(s) only.
          */
         url: heartbeatUrl.optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** What the monitor keeps of what it saw, beside its alert history. */
+    history: z
+      .object({
+        /**
+         * Days each traffic-check's listing (the API's entries as they came, and the alert it
+         * sent) is kept, for `thm replay` (docs/replay.md); 0 keeps none.
+         */
+        keepListingsDays: z.number().int().min(0).max(400).default(90),
       })
       .strict()
       .prefault({}),

@@ -57,7 +57,7 @@ export async function runTrafficCheck(rt: Runtime, request: CheckRequest): Promi
         // commitWithRetries loads the state afresh for every decision (`first` is used once).
         stateOwned: true,
       }),
-    { first: state },
+    { first: state, listing: entries },
   );
   if (committed.status === 'done') await enqueueOutbox(rt, outboxIds(committed.run));
   return checkOutcome(committed);

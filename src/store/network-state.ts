@@ -24,6 +24,7 @@ import {
   type StoreContext,
 } from './context.js';
 import { FIELD, indexLine, runField, sentField } from './keys.js';
+import { encodeListing, type ListingRecord } from './listing-codec.js';
 import { outboxArgs } from './outbox.js';
 import {
   invoiceSnapshotSchema,
@@ -110,6 +111,11 @@ export interface RunEffect {
   problem?: ProblemEpisode | null;
   /** Appended to the network's series, which is trimmed to the newest `keep`. */
   invoiceSnapshot?: { snapshot: InvoiceSnapshot; keep: number };
+  /**
+   * The run's listing and the alert it decided, kept for `thm replay` until `expiresAt` (epoch
+   * ms; store/listing-codec.ts). Absent: a listing stored for the date is left as it is.
+   */
+  listing?: { record: ListingRecord; expiresAt: number };
 }
 
 export type CommitResult =
@@ -201,6 +207,7 @@ export async function commitRun(ctx: StoreContext, effect: RunEffect): Promise<C
   if (!Number.isInteger(effect.expectedRev) || effect.expectedRev < 0) {
     throw new ThmError('THM_STORE', `expectedRev must be a revision, not ${effect.expectedRev}`);
   }
+  const listing = effect.listing ? await encodeListing(effect.listing.record) : '';
   const rField = runField(run.kind, run.asOf);
   const sField = sentField(run.asOf);
   const set: (string | Buffer)[] = [];
@@ -243,6 +250,7 @@ export async function commitRun(ctx: StoreContext, effect: RunEffect): Promise<C
     effect.invoiceSnapshot ? JSON.stringify(effect.invoiceSnapshot.snapshot) : '',
     effect.invoiceSnapshot?.keep ?? 0,
   ];
+  args.push(listing, effect.listing?.expiresAt ?? 0);
   const networkKey = ctx.keys.network(networkId);
   const reply = (await storeCall('commit', () =>
     writeConfirmed(ctx.redis, networkKey, ctx.confirm, 'commit', () =>
@@ -254,6 +262,7 @@ export async function commitRun(ctx: StoreContext, effect: RunEffect): Promise<C
           ctx.keys.outboxPending,
           ctx.keys.invoices(networkId),
           ctx.keys.networks,
+          ctx.keys.listing(networkId, run.asOf),
         ],
         args,
       ),

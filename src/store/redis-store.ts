@@ -34,6 +34,7 @@ export type { ReloadFailure } from './reload-failures.js';
  * - schedules.ts and reload-failures.ts: what the workers note for `thm status`;
  * - outbox.ts: the e-mails and channel deliveries, from pending to sent or failed;
  * - unreadable-episodes.ts: the problem of a network whose own state cannot be read.
+ * The stored listings that `thm replay` reads are read by listings.ts itself.
  * Every key name is in keys.ts; the Lua steps in scripts.ts.
  */
 export class RedisStore implements OutboxStore {
