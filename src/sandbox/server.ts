@@ -28,13 +28,13 @@ import { SandboxState, type SandboxRequest } from './state.js';
  *   - GET  /networks/traffic/access               the Traffic Health access object
  *   - GET  /networks/traffic/isptrends            entries of the current as-of date; for a
  *        network without premium: 403 {"error":"Traffic Health Premium package is required"}
- *        (the seed leaves this status and text unstated; 403 is our pick, the client recognises
- *        any of 401/402/403, see src/api/error-mapping.ts)
+ *        (the API's documentation leaves this status and text unstated: docs/api-notes.md; 403
+ *        is our pick, the client recognises any of 401/402/403, see src/api/error-mapping.ts)
  *   - POST /networks/billings/affiliates/summary  body {"filters":{"status":...}}
  *   - GET  /affiliates/affiliate, GET /advertisers/advertiser   identity (realm examples)
  *   - POST /partners/connections/table, GET /partners/connections   marketplace connections,
  *        paged by query page/page_size (default 1 and 50, page_size capped at 200 and the cap
- *        reported in paging.page_size; the seed allows endpoints a cap below 2,000); see
+ *        reported in paging.page_size; the API allows endpoints a cap below 2,000); see
  *        connections.ts
  *   - POST /networks/advertisers/{advertiserId}/users   advertiser-users.ts
  *   - POST /networks/tieredcommissions                   tiered-commissions.ts
