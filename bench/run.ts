@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../src/demo/private-redis.js';
 import { measureCliLatency, type CliLatencyResult } from './cli-latency.js';
+import { measureReplay, replayFigures } from './replay.js';
 import { measureFleet, type FleetResult } from './fleet.js';
 import { collectGarbage, describeMachine, median, round } from './measure.js';
 import {
@@ -16,7 +17,7 @@ import { measureStartup, type StartupResult } from './startup.js';
 import { repoRoot } from './worker-process.js';
 
 /**
- * `npm run bench`: the targets of docs/performance.md (P1 to P7), measured side by side in one
+ * `npm run bench`: the targets of docs/performance.md (P1 to P8), measured side by side in one
  * run against real parts (the sandbox API over loopback, in a process of its own for P1 and P6,
  * a private redis-server, real `thm worker` and `thm` processes, an SMTP sink), printed with
  * their targets and written to bench/results.json. Every figure says what it includes, how many
@@ -144,12 +145,18 @@ async function main(): Promise<void> {
     const cliLoad = loadNow();
     const cli = await measureCliLatency(redisServer.url, 100, CLI_RUNS);
 
-    const figures = judge(
-      single,
-      fleets,
-      { ...startup, load: startupLoad },
-      { ...cli, load: cliLoad },
-    );
+    log('P8: `thm replay` of 90 days of a 10,000-pair network...');
+    const replayLoad = loadNow();
+    const replay = await measureReplay(redisServer.url, {
+      pairs: 10_000,
+      days: 90,
+      runs: quick ? 1 : 3,
+    });
+
+    const figures = [
+      ...judge(single, fleets, { ...startup, load: startupLoad }, { ...cli, load: cliLoad }),
+      ...replayFigures(replay, replayLoad),
+    ];
     const loadAverage = { before: loadBefore, after: loadavg() };
     const results = {
       machine: { ...machine, loadAverage },
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
         ),
         startup,
         cli,
+        replay,
       },
     };
     printTable(figures, { ...machine, loadAverage });
