@@ -1,7 +1,7 @@
-import type { WorkerAdvert } from './worker-adverts.js';
+import type { WorkerAdvert } from '../store/worker-adverts.js';
 
 /**
- * What the live workers' adverts (jobs/worker-adverts.ts) and the schedulers in Redis say
+ * What the live workers' adverts (store/worker-adverts.ts) and the schedulers in Redis say
  * together: which held schedulers are missing, which schedulers no live worker holds, and how
  * the workers' configs differ. Pure: `/healthz`, `thm status` and `/metrics` ask the same
  * question of the same reads and say the same.

@@ -15,15 +15,9 @@ import {
   type HealResult,
   type ReconcileResult,
 } from './schedulers.js';
-import {
-  advertLifetimeMs,
-  heldSchedulers,
-  publishAdvert,
-  readLiveAdverts,
-  settingsDigest,
-  withdrawAdvert,
-  type WorkerAdvert,
-} from './worker-adverts.js';
+import type { RedisStore } from '../store/redis-store.js';
+import type { WorkerAdvert } from '../store/worker-adverts.js';
+import { heldSchedulers, settingsDigest } from './config-digest.js';
 
 /**
  * One worker's part in keeping the schedulers (jobs/schedulers.ts): its advert, published under
@@ -44,11 +38,21 @@ export interface SchedulerKeeper {
   withdraw(): Promise<void>;
 }
 
+/** A live advert lasts this many sweeps, and at least this long. */
+const LIVE_SWEEPS = 3;
+const LIVE_AT_LEAST_MS = 15_000;
+
+export function advertLifetimeMs(sweepIntervalMs: number): number {
+  return Math.max(LIVE_SWEEPS * sweepIntervalMs, LIVE_AT_LEAST_MS);
+}
+
 let workersInProcess = 0;
 
 export function createSchedulerKeeper(parts: {
   queue: Queue<CheckJobData>;
   redis: RedisClient;
+  store: RedisStore;
+  /** redis.prefix: the schedulers' lock is `<prefix>:lock:schedulers`. */
   prefix: string;
   logger: Logger;
   sweepIntervalMs: number;
@@ -56,10 +60,10 @@ export function createSchedulerKeeper(parts: {
   /** Told of networks whose schedulers it made (store.markScheduled). */
   onScheduled: (networkIds: string[]) => Promise<void>;
 }): SchedulerKeeper {
-  const { queue, redis, prefix, logger, now } = parts;
+  const { queue, redis, store, logger, now } = parts;
   workersInProcess += 1;
   const instance = `${hostname()}-${process.pid}${workersInProcess > 1 ? `-${workersInProcess}` : ''}`;
-  const lockKey = `${prefix}:lock:schedulers`;
+  const lockKey = `${parts.prefix}:lock:schedulers`;
   const startedAt = now();
   const version = productVersion();
   let advertised: { config: Config; configAt: number } | undefined;
@@ -81,10 +85,8 @@ export function createSchedulerKeeper(parts: {
   /** Publishes this worker's advert; the schedulers the other live workers hold. */
   const liveWorkers = (config: Config) => async () => {
     const at = now();
-    await publishAdvert(redis, prefix, advert(config), at);
-    const others = (await readLiveAdverts(redis, prefix, at)).filter(
-      (a) => a.instance !== instance,
-    );
+    await store.publishAdvert(advert(config), at);
+    const others = (await store.liveAdverts(at)).filter((a) => a.instance !== instance);
     return new Set(others.flatMap((a) => Object.keys(a.schedulers)));
   };
   const common = (config: Config) => ({
@@ -114,7 +116,7 @@ export function createSchedulerKeeper(parts: {
     },
     async coverage() {
       const [adverts, existing] = await Promise.all([
-        readLiveAdverts(redis, prefix, now()),
+        store.liveAdverts(now()),
         redis.zrange(queue.toKey('repeat'), 0, -1),
       ]);
       // Its own advert as this worker knows it, not as Redis has it: a Redis that lost its
@@ -144,7 +146,7 @@ export function createSchedulerKeeper(parts: {
       return problems;
     },
     async withdraw() {
-      await withdrawAdvert(redis, prefix, instance);
+      await store.withdrawAdvert(instance);
     },
   };
   return keeper;

@@ -12,7 +12,7 @@ import { parseSchedulerId, schedulerId, type CheckKind } from './names.js';
  * match the config when a worker starts and after a reload (`reconcileSchedulers`: missing or
  * changed ones upserted), and kept there by every sweep of every worker (`healSchedulers`:
  * missing ones added again, after a Redis that lost its data, a FLUSHALL, a failover). A
- * scheduler is removed only when no live worker's config holds it (jobs/worker-adverts.ts), so
+ * scheduler is removed only when no live worker's config holds it (store/worker-adverts.ts), so
  * a replica with an older config never takes another's networks away. Replicas take turns
  * under a short Redis lock; unchanged schedulers are left alone, so a restart does not disturb
  * the next run, and a sweep never changes a scheduler's cron: two replicas whose crons differ

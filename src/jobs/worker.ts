@@ -155,6 +155,7 @@ async function startProcessing(
       : createSchedulerKeeper({
           queue: checksQueue,
           redis,
+          store,
           prefix,
           logger,
           sweepIntervalMs,

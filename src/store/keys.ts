@@ -27,7 +27,7 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:outbox:lease:<id>   string, the sender delivering <id> now (expires: PX)
  *   P:store:reload-failed:<w>   string, JSON {message, at}: worker <w>'s last config reload
  *                               failed (expires; removed when a good config loads)
- *   P:store:workers             hash worker instance -> its advert JSON (jobs/worker-adverts.ts):
+ *   P:store:workers             hash worker instance -> its advert JSON (store/worker-adverts.ts):
  *                               the schedulers its config holds, until when it is live
  *
  * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configDifferences, scheduleCoverage } from '../../src/jobs/schedule-coverage.js';
-import type { WorkerAdvert } from '../../src/jobs/worker-adverts.js';
+import type { WorkerAdvert } from '../../src/store/worker-adverts.js';
 
 const advert = (
   instance: string,

@@ -45,7 +45,7 @@ export interface NetworkStatus {
   overdueReason?: string;
   /** The network's stored state could not be read: the rest of its status is unknown. */
   unreadable?: { key: string; field?: string; message: string };
-  /** The live workers whose config holds this network (their adverts, jobs/worker-adverts.ts). */
+  /** The live workers whose config holds this network (their adverts, store/worker-adverts.ts). */
   heldBy: string[];
   /** Its schedulers a live worker holds that are not in Redis: a problem until a sweep. */
   missingSchedulers: string[];
@@ -178,22 +178,17 @@ export async function collectStatus(
   now = Date.now(),
 ): Promise<StatusReport> {
   // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
-  const [
-    { checkRedisRole },
-    { readJobCounts, readSchedulerNextTimes },
-    { readLiveAdverts },
-    { scheduleCoverage },
-  ] = await Promise.all([
-    import('../../redis/role.js'),
-    import('../../jobs/queue-reads.js'),
-    import('../../jobs/worker-adverts.js'),
-    import('../../jobs/schedule-coverage.js'),
-  ]);
+  const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }, { scheduleCoverage }] =
+    await Promise.all([
+      import('../../redis/role.js'),
+      import('../../jobs/queue-reads.js'),
+      import('../../jobs/schedule-coverage.js'),
+    ]);
   const { prefix } = config.redis;
   const [scheduled, schedulers, adverts] = await Promise.all([
     store.scheduledSince(config.networks.map((n) => n.id)),
     readSchedulerNextTimes(connection, prefix, CHECKS_QUEUE),
-    readLiveAdverts(connection, prefix, now),
+    store.liveAdverts(now),
   ]);
   const coverage = scheduleCoverage(adverts, schedulers.keys());
   const holding = (network: NetworkConfig): Holding => {
