@@ -15,6 +15,8 @@ export interface ScheduleCoverage {
   differences: string[];
   /** How many different configs the live workers run (1 when they agree; 0 without workers). */
   variants: number;
+  /** How many live workers there are. */
+  workers: number;
 }
 
 export function scheduleCoverage(
@@ -40,7 +42,13 @@ export function scheduleCoverage(
       (a) => `${a.settings.global} ${canonical(a.settings.networks)} ${canonical(a.schedulers)}`,
     ),
   ).size;
-  return { missing, unheld, differences: configDifferences(adverts), variants };
+  return {
+    missing,
+    unheld,
+    differences: configDifferences(adverts),
+    variants,
+    workers: adverts.length,
+  };
 }
 
 /**

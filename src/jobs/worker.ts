@@ -131,21 +131,6 @@ async function startProcessing(
     onUnconfirmed: (operation, why) =>
       logger.warn({ operation }, `redis ${operation}: not confirmed by a replica: ${why}`),
   });
-  const metrics = createWorkerMetrics({ networks: config.networks, store, queues });
-  const runtime = createRuntime({
-    config,
-    store,
-    mailQueue,
-    channelsQueue,
-    logger,
-    now: options.now,
-    onApiRequest: metrics.observeApiRequest,
-    onFailureDecided: (networkId, decided) => {
-      for (const { kind, channel } of decided)
-        metrics.recordNotification(networkId, kind, 'decided', channel);
-    },
-  });
-
   const sweepIntervalMs = options.sweepIntervalMs ?? config.worker.sweepIntervalMs;
   // Keeps the schedulers with the other live workers (jobs/scheduler-keeper.ts); absent when
   // this worker does not schedule (tests and the demo drive jobs by hand).
@@ -162,6 +147,26 @@ async function startProcessing(
           now: options.now ?? Date.now,
           onScheduled: (networkIds) => store.markScheduled(networkIds, (options.now ?? Date.now)()),
         });
+  const metrics = createWorkerMetrics({
+    networks: config.networks,
+    store,
+    queues,
+    ...(keeper ? { scheduling: () => keeper.coverage() } : {}),
+  });
+  const runtime = createRuntime({
+    config,
+    store,
+    mailQueue,
+    channelsQueue,
+    logger,
+    now: options.now,
+    onApiRequest: metrics.observeApiRequest,
+    onFailureDecided: (networkId, decided) => {
+      for (const { kind, channel } of decided)
+        metrics.recordNotification(networkId, kind, 'decided', channel);
+    },
+  });
+
   await keeper?.reconcile(config);
 
   const transport = createMailTransport(config.mail, logger);

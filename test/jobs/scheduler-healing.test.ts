@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import type { HealthReport } from '../../src/observability/health.js';
 import { runThmAsync } from '../harness/cli.js';
 import { waitFor } from '../harness/ports.js';
+import { valueOf } from '../observability/scrape.js';
 import { startJobStack, type JobStack } from './stack.js';
 
 /**
@@ -44,6 +45,8 @@ describe('FLUSHALL under a running worker', () => {
 
   const schedulerIds = async () =>
     (await stack.queue.getJobSchedulers(0, -1)).map((s) => s.key).sort();
+  const metrics = async () =>
+    (await request(`${worker.monitoring!.server.url}/metrics`)).body.text();
   const health = async () => {
     const res = await request(`${worker.monitoring!.server.url}/healthz`);
     return { status: res.statusCode, report: (await res.body.json()) as HealthReport };
@@ -58,6 +61,21 @@ describe('FLUSHALL under a running worker', () => {
     ];
     expect(await schedulerIds()).toEqual(expected);
     await waitFor(async () => ((await health()).status === 200 ? true : undefined));
+    // A run before the loss: acme's last success is on record, and on /metrics.
+    stack.sbx.sandbox.setDay('2026-11-15');
+    expect((await stack.run('traffic-check', 'acme', '2026-11-15')).state).toBe('completed');
+    const lastSuccess = await waitFor(async () => {
+      const text = await metrics();
+      const acme = valueOf(text, 'thm_last_successful_traffic_check_timestamp_seconds', {
+        network: 'acme',
+      });
+      return valueOf(text, 'thm_active_pairs', { network: 'acme' }) === 2 ? acme : undefined;
+    });
+    const globexWatched = valueOf(
+      await metrics(),
+      'thm_last_successful_traffic_check_timestamp_seconds',
+      { network: 'globex' },
+    );
 
     // Flushed right after a sweep (seen as the worker's advert renewed), so the looks below
     // come before the next one.
@@ -113,6 +131,31 @@ describe('FLUSHALL under a running worker', () => {
     expect(after.stdout).not.toMatch(/not scheduled/);
     expect(after.stdout).not.toMatch(/no worker has scheduled it/);
     expect(after.code, after.stdout).toBe(0);
+
+    // /metrics after the loss (a read of Redis taken after the heal): the last successes are
+    // still there, as old as they were, not gone (an alert on their age fires when no run
+    // comes); every scheduler present again; one worker, one config.
+    const after5s = await waitFor(
+      async () => {
+        const text = await metrics();
+        return valueOf(text, 'thm_active_pairs', { network: 'acme' }) === 0 ? text : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 250, what: 'a read of Redis after the loss' },
+    );
+    expect(
+      valueOf(after5s, 'thm_last_successful_traffic_check_timestamp_seconds', { network: 'acme' }),
+    ).toBe(lastSuccess);
+    expect(
+      valueOf(after5s, 'thm_last_successful_traffic_check_timestamp_seconds', {
+        network: 'globex',
+      }),
+    ).toBe(globexWatched);
+    expect(valueOf(after5s, 'thm_scheduler_present')).toBe(4);
+    expect(
+      valueOf(after5s, 'thm_scheduler_present', { network: 'acme', kind: 'traffic-check' }),
+    ).toBe(1);
+    expect(valueOf(after5s, 'thm_workers_live')).toBe(1);
+    expect(valueOf(after5s, 'thm_worker_config_variants')).toBe(1);
 
     // Sweeps go on: nothing more is added or said.
     await new Promise((r) => setTimeout(r, SWEEP_MS + 500));
