@@ -17,7 +17,7 @@ import type { ClassCounts } from '../monitor/types.js';
  *    "network": 42,                       the entries' network_id (the first entry's)
  *    "domains": [id, url, id, url, ...],  each (domain id, URL) once, in order of first sight
  *    "isps": ["...", ...],                each ISP name once, in order of first sight
- *    "columns": [[...], ...]}             COLUMNS, each with one value per entry, in the API's order
+ *    "columns": [[...], ...]}             COLUMNS, one value per entry each, in the API's order
  *
  * In columns, not one array per entry: like values side by side compress better (about 27
  * bytes an entry against 30). The 7-day click trend is kept as sent because the decision reads
