@@ -8,7 +8,7 @@ import { parseConfig } from '../src/config/load.js';
 import { startPrivateRedis } from '../src/demo/private-redis.js';
 import { enqueueManualRun, waitForJob } from '../src/jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../src/jobs/names.js';
-import { connectRedis } from '../src/jobs/redis.js';
+import { connectRedis } from '../src/redis/connection.js';
 import type { CheckOutcome } from '../src/jobs/traffic-check.js';
 import { startWorker } from '../src/jobs/worker.js';
 import { silentLogger } from '../src/log.js';

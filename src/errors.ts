@@ -43,8 +43,13 @@ export type ThmErrorCode =
    * --timeout` reports a timeout as the job's state, `timeout`, not as this error.)
    */
   | 'THM_TIMEOUT'
-  /** Redis unreachable or a store invariant broken. */
+  /** A store invariant broken, or a Redis command that failed while the job ran. */
   | 'THM_STORE'
+  /**
+   * Redis could not be reached at all (refused, timed out, authentication, no such host): the
+   * CLI says where it tried and why, exit 1.
+   */
+  | 'THM_REDIS'
   /**
    * A config reload whose file was valid but could not be applied (the schedulers could not be
    * reconciled): the worker goes on with the config it had. `POST /-/reload` answers with it.
@@ -75,6 +80,7 @@ const CODES: Record<ThmErrorCode, true> = {
   THM_CHANNEL_TRANSIENT: true,
   THM_TIMEOUT: true,
   THM_STORE: true,
+  THM_REDIS: true,
   THM_RELOAD: true,
   THM_INTERNAL: true,
 };
@@ -167,7 +173,7 @@ export class ChannelError extends ThmError {
   }
 }
 
-/** CLI exit codes (README, CLI): 0 success, 1 a job or check failed, 2 usage or config error. */
+/** CLI exit codes (README): 0 success, 1 a job or check failed, 2 usage or config error. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

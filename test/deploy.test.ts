@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { workerNodeFlags } from '../bench/worker-process.js';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, type ScalarTag } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
 import { longestStopMs } from '../src/jobs/shutdown.js';
 
@@ -132,5 +132,135 @@ describe('Dockerfile', () => {
       JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { bench: string } }
     ).scripts.bench;
     for (const flag of flags) expect(bench).toContain(flag);
+  });
+});
+
+describe('deploy/compose.smtp-relay.yml', () => {
+  // Compose's merge tag: `!reset` removes what the base file set.
+  const RESET = Symbol('!reset');
+  const resetTag: ScalarTag = { tag: '!reset', resolve: () => RESET };
+  const relay = parse(readFileSync('deploy/compose.smtp-relay.yml', 'utf8'), {
+    customTags: [resetTag],
+  }) as {
+    services: Record<
+      string,
+      {
+        profiles?: string[];
+        env_file?: string;
+        environment?: Record<string, unknown>;
+        depends_on?: Record<string, unknown>;
+      }
+    >;
+  };
+
+  it('takes SMTP_URL from a file kept out of git and the image, not from the catcher', () => {
+    const worker = relay.services.worker;
+    expect(worker?.env_file).toMatch(/^\.\/deploy\/secrets\/[\w.-]+$/);
+    expect(readFileSync('deploy/secrets/.gitignore', 'utf8').split('\n')[0]).toBe('*');
+    expect(worker?.environment?.SMTP_URL).toBe(RESET);
+  });
+
+  it('leaves the mail catcher out, and the worker no longer waits for it', () => {
+    expect(relay.services.mail?.profiles?.length).toBeGreaterThan(0);
+    expect(relay.services.worker?.depends_on).toEqual({ mail: RESET });
+    const base = parse(readFileSync('docker-compose.yml', 'utf8')) as {
+      services: Record<string, { depends_on?: Record<string, unknown> }>;
+    };
+    expect(Object.keys(base.services.worker?.depends_on ?? {})).toEqual(['redis', 'mail']);
+  });
+});
+
+describe('deploy/systemd/thm.service', () => {
+  /** The unit's settings by section, each with every value it is given, in order. */
+  const unit = new Map<string, Map<string, string[]>>();
+  let section = '';
+  for (const raw of readFileSync('deploy/systemd/thm.service', 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const header = /^\[(\w+)\]$/.exec(line);
+    if (header) {
+      section = header[1]!;
+      unit.set(section, new Map());
+      continue;
+    }
+    const at = line.indexOf('=');
+    const settings = unit.get(section)!;
+    const key = line.slice(0, at);
+    settings.set(key, [...(settings.get(key) ?? []), line.slice(at + 1)]);
+  }
+  const service = unit.get('Service')!;
+  const one = (key: string): string | undefined => service.get(key)?.at(-1);
+  const config = parse(readFileSync('deploy/systemd/thm.yaml', 'utf8')) as {
+    networks: Array<{ apiKeyFile?: string }>;
+  };
+
+  it('runs `thm worker` from the application as a system user, with the config path', () => {
+    expect(one('ExecStart')).toMatch(/^\/\S+\/bin\/thm\.js worker$/);
+    expect(one('User')).toBeDefined();
+    expect(one('User')).not.toBe('root');
+    expect(service.get('Environment')).toContain('THM_CONFIG=/etc/thm/thm.yaml');
+    expect(one('EnvironmentFile')).toBe('-/etc/thm/thm.env');
+  });
+
+  it('restarts on failure, stops with SIGTERM after the worst case of one job, reloads with HUP', () => {
+    expect(one('Restart')).toBe('on-failure');
+    expect(one('KillSignal')).toBe('SIGTERM');
+    expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
+    const config = parseConfig(
+      {
+        networks: [
+          { id: 'a', baseUrl: 'https://a.example/v1', apiKeyEnv: 'K', recipients: ['o@a.example'] },
+        ],
+      },
+      { env: { K: 'k' } },
+    );
+    expect(Number(one('TimeoutStopSec')) * 1000).toBeGreaterThanOrEqual(longestStopMs(config));
+  });
+
+  it('hands every key file of its config over with LoadCredential=', () => {
+    const credentials = new Map(
+      (service.get('LoadCredential') ?? []).map((value) => {
+        const [name, file] = value.split(':');
+        return [name!, file!];
+      }),
+    );
+    expect(config.networks.length).toBeGreaterThan(0);
+    for (const network of config.networks) {
+      const name = /^\/run\/credentials\/thm\.service\/([\w.-]+)$/.exec(
+        network.apiKeyFile ?? '',
+      )?.[1];
+      expect(name, network.apiKeyFile).toBeDefined();
+      expect(credentials.get(name!)).toBe(`/etc/thm/keys/${name}`);
+    }
+  });
+
+  it('ships a config that validates (with its credential absent it names the file)', () => {
+    expect(() => parseConfig(config, { env: { REDIS_URL: 'redis://127.0.0.1:6379' } })).toThrow(
+      /^networks\[0\]\.apiKeyFile: cannot read \/run\/credentials\/thm\.service\/acme_key \(no such file: systemd's thm\.service hands it over while it runs, with LoadCredential=acme_key:<key file> in the unit\)$/,
+    );
+  });
+
+  it('works in a writable state directory under a read-only system', () => {
+    expect(one('ProtectSystem')).toBe('strict');
+    expect(one('WorkingDirectory')).toBe(`/var/lib/${one('StateDirectory')}`);
+    // V8 compiles into executable memory: this setting would stop node.
+    expect(one('MemoryDenyWriteExecute')).toBeUndefined();
+  });
+
+  it('sets in its environment file only variables the monitor reads', () => {
+    const names = readFileSync('deploy/systemd/thm.env', 'utf8')
+      .split('\n')
+      .map((line) => /^#?\s*([A-Z_]+)=/.exec(line)?.[1])
+      .filter((name) => name !== undefined);
+    expect(names.length).toBeGreaterThan(0);
+    const known = [
+      'REDIS_URL',
+      'REDIS_SENTINEL_NODES',
+      'REDIS_SENTINEL_NAME',
+      'REDIS_CLUSTER_NODES',
+      'SMTP_URL',
+      'LOG_LEVEL',
+    ];
+    for (const name of names) expect(known).toContain(name);
   });
 });

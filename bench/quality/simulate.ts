@@ -1,4 +1,4 @@
-import type { AlertSettings } from '../../src/config/schema.js';
+import type { AlertSettings } from '../../src/monitor/alert-settings.js';
 import { alertsSchema } from '../../src/config/schema.js';
 import { isoDateOfDay } from '../../src/dates.js';
 import { classifyPairs, isEmailedClass, pairKey } from '../../src/monitor/classify.js';

@@ -1,6 +1,5 @@
 import type { Config } from '../config/load.js';
-import { ThmError } from '../errors.js';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 import { silentLogger } from '../log.js';
 import type { RedisStore } from '../store/redis-store.js';
 
@@ -11,9 +10,13 @@ import type { RedisStore } from '../store/redis-store.js';
  */
 export const CLI_DISCONNECT_TIMEOUT_MS = 200;
 
+/** How long a command other than `thm run --wait` keeps trying to reach Redis. */
+export const CLI_CONNECT_TIMEOUT_MS = 3_000;
+
 /**
  * A short-lived store connection for one CLI command: fails fast with one line when Redis
- * cannot be reached (a daemon retries forever; a person at a terminal wants to know now).
+ * cannot be reached (a daemon retries forever; a person at a terminal wants to know now),
+ * naming the address it used and why (refused, timed out, authentication), code THM_REDIS.
  */
 export async function withStore<T>(
   config: Config,
@@ -21,31 +24,29 @@ export async function withStore<T>(
 ): Promise<T> {
   // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis
   // (target P7, docs/performance.md).
-  const { connectRedis, describeRedis } = await import('../jobs/redis.js');
+  const [{ connectRedis, describeRedis }, { watchReach }] = await Promise.all([
+    import('../redis/connection.js'),
+    import('../redis/reach.js'),
+  ]);
   // The one-line error below says it all: no connection-problem log lines on a terminal.
   const redis = connectRedis(config.redis, silentLogger, {
-    lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => (times > 2 ? null : 100),
-    connectTimeout: 3_000,
+    connectTimeout: CLI_CONNECT_TIMEOUT_MS,
     disconnectTimeout: CLI_DISCONNECT_TIMEOUT_MS,
     // A command's reads go out together: `thm status` asks several keys of every network at
     // once, and one write of them all costs less than one per command (target P7).
     enableAutoPipelining: true,
   });
+  const reach = watchReach(redis, describeRedis(config.redis));
   try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new ThmError(
-      'THM_STORE',
-      `cannot reach ${describeRedis(config.redis)}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  const { RedisStore } = await import('../store/redis-store.js');
-  try {
+    await reach.ready(CLI_CONNECT_TIMEOUT_MS);
+    const { RedisStore } = await import('../store/redis-store.js');
     return await work(new RedisStore(redis, config.redis.prefix), redis);
+  } catch (error) {
+    throw reach.explain(error);
   } finally {
+    reach.stop();
     redis.disconnect();
   }
 }

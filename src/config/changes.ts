@@ -1,3 +1,4 @@
+import type { ThmErrorCode } from '../errors.js';
 import type { Config } from './load.js';
 import { Secret } from './secret.js';
 
@@ -18,6 +19,11 @@ export interface ConfigChanges {
   /** Global option paths kept as they were until the worker restarts. */
   restartNeeded: string[];
 }
+
+/** What a reload gave: the changes applied, or the error that refused the config. */
+export type ReloadResult =
+  | { ok: true; changes: ConfigChanges }
+  | { ok: false; error: { code: ThmErrorCode; message: string } };
 
 /** Global options a running worker keeps (they shaped its connections and servers). */
 const RESTART_ONLY = [

@@ -3,18 +3,18 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ChannelConfig } from '../notify/channels/types.js';
+import type { ChannelType, NotificationKind } from '../notification-names.js';
 import {
   channelNames,
   configSchema,
   endpointProblem,
-  type AlertSettings,
   type ParsedChannel,
   type ParsedConfig,
   type ParsedNetwork,
 } from './schema.js';
 import { describeIssues, summarizeProblems } from './problems.js';
 import { Secret, redactUrl } from './secret.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
 
 /**
  * The effective config: the file, validated and defaulted, with environment overrides applied
@@ -32,6 +32,24 @@ export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' |
   alerts: AlertSettings;
   /** Its own channels, else the top-level list; URLs and keys resolved. */
   channels: ChannelConfig[];
+}
+
+/** A channel of the effective config, with its secrets resolved. */
+export interface ChannelConfig {
+  type: ChannelType;
+  /** Unique among the network's channels; part of every delivery id. */
+  name: string;
+  /**
+   * Where to post; undefined: no endpoint, the body is written to `mail.outboxDir` as a `.json`
+   * file beside the e-mails (the demo, a dry run).
+   */
+  url?: Secret;
+  /** webhook: the HMAC-SHA256 key of the X-Thm-Signature header. */
+  secret?: Secret;
+  /** Kinds posted to this channel; undefined: every kind. */
+  kinds?: NotificationKind[];
+  /** The deadline of one post; undefined: the transport's (DEFAULT_CHANNEL_TIMEOUTS.totalMs). */
+  timeoutMs?: number;
 }
 
 export interface Config extends Omit<
@@ -354,13 +372,16 @@ function resolveApiKey(
     value = readFileSync(file, 'utf8').trim();
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    // In a container, /run/secrets is where Docker mounts secrets: say how one gets there.
-    const hint =
-      missing && file.startsWith('/run/secrets/')
+    // Docker mounts secrets at /run/secrets, systemd hands credentials over at
+    // /run/credentials/<unit>/ while the unit runs: say how one gets there.
+    const credential = /^\/run\/credentials\/([^/]+)\/([^/]+)$/.exec(file);
+    const hint = !missing
+      ? ''
+      : file.startsWith('/run/secrets/')
         ? ` (no such file: list the secret under the service's \`secrets:\` and create its file, e.g. ./deploy/secrets/${path.basename(file)} with docker-compose.yml)`
-        : missing
-          ? ' (no such file)'
-          : '';
+        : credential
+          ? ` (no such file: systemd's ${credential[1]} hands it over while it runs, with LoadCredential=${credential[2]}:<key file> in the unit)`
+          : ' (no such file)';
     throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}${hint}`);
   }
   if (!value) throw new ConfigError(`networks[${index}].apiKeyFile: ${file} is empty`);

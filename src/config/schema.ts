@@ -1,6 +1,12 @@
 import { cronExpressionProblem } from '../cron.js';
 import { z } from 'zod';
-import { CHANNEL_NAME, EMAIL_CHANNEL, type ChannelType } from '../notify/channels/types.js';
+import type { AlertSettings } from '../monitor/alert-settings.js';
+import {
+  CHANNEL_NAME,
+  EMAIL_CHANNEL,
+  NOTIFICATION_KINDS,
+  type ChannelType,
+} from '../notification-names.js';
 import { displayText, mailbox } from './mailbox.js';
 
 /**
@@ -77,15 +83,6 @@ export function endpointProblem(value: string): string | undefined {
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'must be https:// (http is allowed only for loopback hosts)';
 }
-
-export const NOTIFICATION_KINDS = [
-  'alert',
-  'problem',
-  'restored',
-  'premium-lost',
-  'premium-regained',
-  'invoice',
-] as const;
 
 const channelCommon = {
   /** Unique among the network's channels; default: the type, then type-2, type-3 ... */
@@ -198,7 +195,17 @@ export const alertsSchema = z
     /** Whether cleared pairs are e-mailed. */
     notifyCleared: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  // Here, not on the network: `thm replay --set` checks its settings with this schema alone.
+  .superRefine((alerts, ctx) => {
+    if (alerts.criticalDropPercent < alerts.minDropPercent) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['criticalDropPercent'],
+        message: `must be at least alerts.minDropPercent (${alerts.minDropPercent})`,
+      });
+    }
+  }) satisfies z.ZodType<AlertSettings, unknown>;
 
 export const networkSchema = z
   .object({
@@ -275,14 +282,6 @@ export const networkSchema = z
         code: 'custom',
         path: ['apiKeyEnv'],
         message: 'set exactly one of apiKeyEnv or apiKeyFile',
-      });
-    }
-    const { minDropPercent, criticalDropPercent } = network.alerts;
-    if (criticalDropPercent < minDropPercent) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['alerts', 'criticalDropPercent'],
-        message: `must be at least alerts.minDropPercent (${minDropPercent})`,
       });
     }
   });
@@ -491,6 +490,17 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** What the monitor keeps of what it saw, beside its alert history. */
+    history: z
+      .object({
+        /**
+         * Days each traffic-check's listing (the API's entries as they came, and the alert it
+         * sent) is kept, for `thm replay` (docs/replay.md); 0 keeps none.
+         */
+        keepListingsDays: z.number().int().min(0).max(400).default(90),
+      })
+      .strict()
+      .prefault({}),
     /** The channels of every network that has no `channels` of its own. */
     channels: z.array(channelSchema).default([]),
     networks: z.array(networkSchema).min(1, 'at least one network is required'),
@@ -539,5 +549,4 @@ export const configSchema = z
 export type RawConfig = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedNetwork = z.output<typeof networkSchema>;
-export type AlertSettings = z.output<typeof alertsSchema>;
 export type ParsedChannel = z.output<typeof channelSchema>;

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { cronParser } from '../cron.js';
-import { dstGapChecker } from '../jobs/schedulers.js';
+import { dstGapChecker } from '../dst-gaps.js';
 import type { ParsedNetwork } from './schema.js';
 
 /**

@@ -10,10 +10,10 @@ import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
 import { startWorker, type RunningWorker } from '../jobs/worker.js';
-import { connectRedis, scanKeys } from '../jobs/redis.js';
+import { connectRedis, scanKeys } from '../redis/connection.js';
 import { silentLogger, type Logger } from '../log.js';
 import { RUN_KINDS } from '../monitor/types.js';
-import { parseChannelDeliveryId } from '../notify/channels/types.js';
+import { parseChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import { channelFileName, outboxFileBase } from '../notify/transport.js';
 import { builtinScenario, demoDays, startSandbox, type Sandbox } from '../sandbox/index.js';
 import {
@@ -90,7 +90,7 @@ function writeExploreConfig(config: Config, sandbox: Sandbox, fromEnv: boolean):
   const file = path.join(dir, 'thm.yaml');
   writeFileSync(
     file,
-    `# Written by thm demo --keep: explore what the demo did (README "The two commands").\n${toYaml(doc)}`,
+    `# Written by thm demo --keep: explore what the demo did (README "Try it").\n${toYaml(doc)}`,
   );
   return file;
 }
@@ -173,7 +173,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     for (const file of emails) out(`  ${path.relative(process.cwd(), file) || file}`);
     out(
-      `${channelFiles.length} channel messages in ${outboxDir}: what would be posted to a webhook (-webhook.json) and to Slack (-slack.json), had they a URL (README "Channels")`,
+      `${channelFiles.length} channel messages in ${outboxDir}: what would be posted to a webhook (-webhook.json) and to Slack (-slack.json), had they a URL (docs/configuration.md, "Channels")`,
     );
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     if (!options.keep) {

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Secret } from '../config/secret.js';
-import { connectRedis, type RedisClient } from '../jobs/redis.js';
+import { connectRedis, type RedisClient } from '../redis/connection.js';
 import { silentLogger } from '../log.js';
 
 /**

@@ -1,10 +1,9 @@
 import type { NetworkConfig } from '../config/load.js';
 import { ThmError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
-import type { ClassCounts, IsoDate, RunKind, RunRecord } from '../monitor/types.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
+import type { ClassCounts, IsoDate, IspTrend, RunKind, RunRecord } from '../monitor/types.js';
 import { renderRun, type RenderedRun } from '../notify/render-run.js';
-import type { Notification } from '../notify/types.js';
+import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
 import type { Runtime } from './runtime.js';
 
@@ -70,7 +69,7 @@ export function standingRun(state: NetworkState, request: CheckRequest): RunReco
 /**
  * How long a commit keeps trying through a Redis failover (the store refusing or losing the
  * connection with a retryable THM_STORE error) before the attempt fails: longer than a
- * Sentinel or Cluster failover takes (README "Operating it"), shorter than a job's lock.
+ * Sentinel or Cluster failover takes (docs/operations.md), shorter than a job's lock.
  */
 export const FAILOVER_RETRY_MS = 30_000;
 const FAILOVER_PAUSE_MS = 500;
@@ -95,7 +94,12 @@ export async function commitWithRetries(
   network: NetworkConfig,
   request: CheckRequest & { kind: RunKind },
   decide: (state: NetworkState, now: number) => RunDecision,
-  options: { first?: NetworkState; force?: boolean } = {},
+  options: {
+    first?: NetworkState;
+    force?: boolean;
+    /** The entries the run fetched: stored with it for `thm replay` (RunEffect.listing). */
+    listing?: readonly IspTrend[];
+  } = {},
 ): Promise<Committed> {
   let state = options.first;
   let conflicts = 0;
@@ -120,6 +124,9 @@ export async function commitWithRetries(
         now,
       });
       const effect = effectOf(decision, rendered, state.rev, options.force ?? request.force);
+      if (options.listing) {
+        effect.listing = listingOf(options.listing, decision, rendered, rt.config.history);
+      }
       inDoubt = {
         status: 'done',
         run: effect.run,
@@ -197,6 +204,31 @@ function effectOf(
     },
     notifications: emails,
     deliveries,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What the store keeps of a run's day for `thm replay`: the entries as fetched, the alert the
+ * run decided (on any channel), its class counts; kept `keepListingsDays` from when the run
+ * finished (the clock, as the run records' retention: an as-of date may be chosen by hand).
+ */
+function listingOf(
+  entries: readonly IspTrend[],
+  decision: RunDecision,
+  rendered: RenderedRun,
+  history: { keepListingsDays: number },
+): RunEffect['listing'] {
+  if (history.keepListingsDays === 0) return undefined;
+  const alert = rendered.notifications.find((n) => n.kind === 'alert');
+  return {
+    record: {
+      entries,
+      sent: alert ? { subject: alert.subject } : null,
+      counts: decision.run.counts,
+    },
+    expiresAt: decision.run.finishedAt + history.keepListingsDays * DAY_MS,
   };
 }
 

@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { formatIssues } from '../config/load.js';
 import { localDate } from '../dates.js';
+import { futureAsOfProblem } from './as-of.js';
 import { checkJobDataSchema, type CheckJobData } from './job-data.js';
 import { describeFailure, isFinalFailure, toBullMqError } from './failures.js';
 import { heartbeatUrl, pingHeartbeat } from './heartbeat.js';
@@ -17,6 +18,9 @@ export function scheduledTime(job: Pick<Job, 'timestamp' | 'opts'>): number {
   return job.timestamp + (job.opts.delay ?? 0);
 }
 
+/** How far another machine's clock (the CLI's that named a job's date) may run ahead. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
 /** The BullMQ processor of the checks queue: validates the job, runs it, maps its failures. */
 export function createCheckProcessor(rt: Runtime): Processor<CheckJobData, CheckOutcome> {
   return async (job, token) => {
@@ -32,6 +36,16 @@ export function createCheckProcessor(rt: Runtime): Processor<CheckJobData, Check
       network = rt.network(data.networkId);
     } catch (error) {
       throw new UnrecoverableError(describeFailure(error).message);
+    }
+    // A date after today is refused before anything happens: no heartbeat, no run record, no
+    // problem episode. (`thm run --date` refuses it too; this is for a job made some other way.)
+    // Today as of a few minutes ahead: a CLI whose clock runs ahead of this machine's names
+    // tomorrow's date a moment before midnight here.
+    if (data.asOf !== undefined) {
+      const today = localDate(rt.now() + CLOCK_SKEW_MS, network.timezone);
+      const future = futureAsOfProblem(data.asOf, today);
+      if (future)
+        throw new UnrecoverableError(`as-of date ${data.asOf} of network ${network.id} ${future}`);
     }
     const asOf = data.asOf ?? localDate(scheduledTime(job), network.timezone);
     const log = rt.logger.child({ network: network.id, kind, jobId: job.id, asOf });

@@ -1,5 +1,5 @@
-import { execPipeline } from './pipeline.js';
-import type { RedisClient } from './redis.js';
+import { execPipeline } from '../redis/pipeline.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /**
  * What `thm status` reads of the BullMQ queues, read straight from Redis: each queue's job

@@ -1,4 +1,9 @@
-import { configChanges, hasChanges, type ConfigChanges } from '../config/changes.js';
+import {
+  configChanges,
+  hasChanges,
+  type ConfigChanges,
+  type ReloadResult,
+} from '../config/changes.js';
 import type { Config } from '../config/load.js';
 import { ConfigError, type ThmErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -16,10 +21,6 @@ import type { RedisStore } from '../store/redis-store.js';
  * process; the schedulers they share are reconciled under the existing lock.
  */
 export type ReloadTrigger = 'SIGHUP' | 'http';
-
-export type ReloadResult =
-  | { ok: true; changes: ConfigChanges }
-  | { ok: false; error: { code: ThmErrorCode; message: string } };
 
 export interface Reloader {
   reload(trigger: ReloadTrigger): Promise<ReloadResult>;

@@ -4,7 +4,7 @@ import { createApiDispatcher, createNetworkApiClient } from '../api/client.js';
 import type { Config, NetworkConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isChannelDeliveryId } from '../notify/channels/types.js';
+import { isChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import type { Notification } from '../notify/types.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { DELIVER_JOB, deliverJobId } from './names.js';

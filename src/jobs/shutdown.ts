@@ -3,8 +3,9 @@ import { HEARTBEAT_TIMEOUT_MS } from './heartbeat.js';
 
 /**
  * How long a graceful stop can take: the worker stops taking jobs and waits for the active ones
- * (README "Operating it"; docker-compose.yml's stop_grace_period must be at least this, or the
- * orchestrator kills a job half-way and it is run again after the lock expires).
+ * (docs/operations.md; docker-compose.yml's stop_grace_period and the systemd unit's
+ * TimeoutStopSec must be at least this, or the supervisor kills a job half-way and it is run
+ * again after the lock expires).
  *
  * - a check job: its API calls under one deadline (`api.requestTimeoutMs`), its /start and
  *   success-or-fail heartbeat pings (each bounded), one atomic Redis commit;

@@ -1,5 +1,4 @@
 import type { Logger } from '../log.js';
-import type { RunningWorker } from './worker.js';
 
 /**
  * How long a stopping worker waits for a Redis that does not answer. Its active jobs cannot
@@ -10,6 +9,12 @@ import type { RunningWorker } from './worker.js';
  */
 export const STOP_WITHOUT_REDIS_MS = 10_000;
 
+/** What the signals act on: the running worker (worker.ts's RunningWorker), once started. */
+export interface SignalledWorker {
+  reload?: (trigger: 'SIGHUP') => Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /**
  * The worker process's signals, installed before the worker starts (before its modules are even
  * loaded; this module imports types only, as every CLI command loads it), so that no signal in
@@ -18,11 +23,11 @@ export const STOP_WITHOUT_REDIS_MS = 10_000;
  *   through stalled-job recovery if they outlive the lock) and exits 0; a worker still starting
  *   is closed once it has, or, when that takes longer than STOP_WITHOUT_REDIS_MS (no Redis),
  *   the process exits 0 without it. A second signal exits at once.
- * - SIGHUP reloads the config (README, "Operating it"). One that arrives while the
+ * - SIGHUP reloads the config (docs/operations.md). One that arrives while the
  *   worker starts is applied as soon as it has: the file may have changed after it was read.
  *   It used to end the process, dropping its active jobs.
  */
-export function handleSignals(starting: Promise<RunningWorker>, logger: Logger): void {
+export function handleSignals(starting: Promise<SignalledWorker>, logger: Logger): void {
   let stopping = false;
   let reloadPending = false;
   const onSignal = (signal: NodeJS.Signals) => {

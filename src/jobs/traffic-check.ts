@@ -12,8 +12,8 @@ import {
   type CheckRequest,
 } from './commit.js';
 import { StoredStateError } from '../errors.js';
-import { EMAIL_CHANNEL, type ChannelDelivery } from '../notify/channels/types.js';
-import type { Notification } from '../notify/types.js';
+import { EMAIL_CHANNEL } from '../notification-names.js';
+import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState } from '../store/redis-store.js';
 import { describeFailure } from './failures.js';
 import { startRunDeadline } from './run-deadline.js';
@@ -57,7 +57,7 @@ export async function runTrafficCheck(rt: Runtime, request: CheckRequest): Promi
         // commitWithRetries loads the state afresh for every decision (`first` is used once).
         stateOwned: true,
       }),
-    { first: state },
+    { first: state, listing: entries },
   );
   if (committed.status === 'done') await enqueueOutbox(rt, outboxIds(committed.run));
   return checkOutcome(committed);

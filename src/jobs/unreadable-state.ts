@@ -3,9 +3,8 @@ import { localDate } from '../dates.js';
 import { StoredStateError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
 import type { IsoDate } from '../monitor/types.js';
-import type { ChannelDelivery } from '../notify/channels/types.js';
 import { renderRun } from '../notify/render-run.js';
-import type { Notification } from '../notify/types.js';
+import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState } from '../store/redis-store.js';
 import type { Runtime } from './runtime.js';
 

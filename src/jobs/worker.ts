@@ -1,6 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import { hostname } from 'node:os';
-import { appliedConfig, schedulesChanged } from '../config/changes.js';
+import { appliedConfig, schedulesChanged, type ReloadResult } from '../config/changes.js';
 import type { Config } from '../config/load.js';
 import { configWarnings } from '../config/warnings.js';
 import type { Logger } from '../log.js';
@@ -28,8 +28,8 @@ import {
   connectRedis,
   unreachableFor,
   type RedisClient,
-} from './redis.js';
-import { createReloader, type ReloadResult, type ReloadTrigger } from './reload.js';
+} from '../redis/connection.js';
+import { createReloader, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import {
   reconcileSchedulers,
@@ -75,7 +75,7 @@ export interface StartWorkerOptions {
   loadConfig?: () => Config;
   /**
    * Told when the worker's Redis connection has ended for good without `close()`: ioredis has
-   * stopped reconnecting, so this worker cannot process again (see jobs/redis.ts for the one
+   * stopped reconnecting, so this worker cannot process again (see redis/connection.ts for the one
    * case known, fixed there). `thm worker` exits 1 then, for its supervisor to start it again.
    */
   onConnectionEnded?: () => void;

@@ -1,4 +1,4 @@
-import type { AlertSettings } from '../config/schema.js';
+import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';

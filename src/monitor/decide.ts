@@ -6,7 +6,7 @@
  * are described in docs/design.md ("The lifecycle of a run").
  */
 
-import type { AlertSettings } from '../config/schema.js';
+import type { AlertSettings } from './alert-settings.js';
 import type { ThmErrorCode } from '../errors.js';
 import { classifyPairs, isEmailedClass } from './classify.js';
 import { invoiceChange } from './invoice.js';
@@ -59,8 +59,6 @@ export type DecidedNotification =
     }
   | { kind: 'problem'; events: string[]; problem: ProblemEpisode }
   | { kind: 'invoice'; events: string[]; snapshot: InvoiceSnapshot; change?: InvoiceChange };
-
-export type NotificationKind = DecidedNotification['kind'];
 
 /**
  * What the run means. Everything but `notifications` goes to the store as is; the run record's

@@ -1,7 +1,6 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import type { ListedRun } from './runs.js';
 import type { Thresholds } from './thresholds.js';
-import type { IspTrend } from './types.js';
+import type { IspTrend, ListedRun } from './types.js';
 
 /**
  * Held runs (glossary in types.ts): an active pair that is not alertable today, but whose

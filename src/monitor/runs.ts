@@ -1,7 +1,7 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import { poissonZCorrected, type ClickCounts } from './significance.js';
 import type { Thresholds } from './thresholds.js';
-import type { WatchedRun } from './types.js';
+import type { ListedRun, WatchedRun } from './types.js';
 
 /**
  * The monitor's memory of the days a pair was listed (glossary in types.ts: "listed run").
@@ -12,19 +12,6 @@ import type { WatchedRun } from './types.js';
  * earlier gathers that evidence: four days of a 6%-a-day slide are as certain together as its
  * sixth day alone. docs/alert-quality.md has the measurement behind every constant here.
  */
-
-/** Consecutive runs (as-of dates) on which a pair was listed with some evidence of a drop. */
-export interface ListedRun {
-  /** As-of date of the run's first and latest day. */
-  since: IsoDate;
-  last: IsoDate;
-  /** Listed days in it (as-of dates since..last, one a day). */
-  days: number;
-  /** Sums over those days: yesterday's clicks, and the same weekday 7 and 14 days before each. */
-  clicks: number;
-  d7: number;
-  d14: number;
-}
 
 /** A day joins (or starts) a run only with at least this much evidence of its own. */
 export const RUN_MIN_DAY_SIGNIFICANCE = 1;

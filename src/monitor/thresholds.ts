@@ -1,4 +1,4 @@
-import type { AlertSettings } from '../config/schema.js';
+import type { AlertSettings } from './alert-settings.js';
 import {
   poissonZBelowShare,
   significanceOf,

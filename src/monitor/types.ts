@@ -77,7 +77,6 @@
 import type { IspTrend } from '../api/schemas.js';
 import type { IsoDate } from '../dates.js';
 import type { ThmErrorCode } from '../errors.js';
-import type { ListedRun } from './runs.js';
 
 export type Severity = 'warning' | 'critical';
 export type PairClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'cleared' | 'silenced';
@@ -201,6 +200,22 @@ export interface ClassifiedPair {
   run?: ListedRun;
   /** Alertable only as a steady decline (its run's evidence, not today's alone). */
   steady?: boolean;
+}
+
+/**
+ * Consecutive runs (as-of dates) on which a pair was listed with some evidence of a drop
+ * (monitor/runs.ts).
+ */
+export interface ListedRun {
+  /** As-of date of the run's first and latest day. */
+  since: IsoDate;
+  last: IsoDate;
+  /** Listed days in it (as-of dates since..last, one a day). */
+  days: number;
+  /** Sums over those days: yesterday's clicks, and the same weekday 7 and 14 days before each. */
+  clicks: number;
+  d7: number;
+  d14: number;
 }
 
 /** A pair's listed run, as remembered between runs (monitor/runs.ts). */

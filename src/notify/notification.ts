@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IsoDate } from '../monitor/types.js';
 import { headerValue } from './render/format.js';
-import type { Notification, NotificationKind, RenderedEmail } from './types.js';
+import type { NotificationKind } from '../notification-names.js';
+import type { Notification, RenderedEmail } from './types.js';
 
 export interface BuildNotificationInput {
   networkId: string;
@@ -19,7 +20,7 @@ export interface BuildNotificationInput {
 
 /**
  * What notificationId returns: 32 lower-case hex digits (128 bits of the hash). The outbox tells
- * an e-mail from a channel delivery by this format (channels/types.ts), so it is checked, not
+ * an e-mail from a channel delivery by this format (channels/delivery-id.ts), so it is checked, not
  * guessed from a character.
  */
 export const NOTIFICATION_ID = /^[0-9a-f]{32}$/;

@@ -2,9 +2,8 @@ import type { NetworkConfig } from '../config/load.js';
 import type { DecidedNotification } from '../monitor/decide.js';
 import { buildChannelDeliveries } from './channels/deliveries.js';
 import { notificationEvent } from './channels/event.js';
-import type { ChannelDelivery } from './channels/types.js';
 import { renderNotifications, type RenderContext } from './emails.js';
-import type { Notification } from './types.js';
+import type { ChannelDelivery, Notification } from './types.js';
 
 /**
  * The render step's whole output, what the commit puts into the outbox beside the history

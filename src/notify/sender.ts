@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { backoffDelay } from '../backoff.js';
 import { SmtpError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isChannelDeliveryId } from './channels/types.js';
+import { isChannelDeliveryId } from './channels/delivery-id.js';
 import {
   isChannelDelivery,
   type OutboxItem,

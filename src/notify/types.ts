@@ -1,8 +1,5 @@
-import type { NotificationKind } from '../monitor/decide.js';
 import type { IsoDate } from '../monitor/types.js';
-import type { ChannelDelivery } from './channels/types.js';
-
-export type { NotificationKind };
+import type { ChannelType, NotificationKind } from '../notification-names.js';
 
 /** A rendered e-mail: what the sender hands to nodemailer, nothing more. */
 export interface RenderedEmail {
@@ -38,6 +35,26 @@ export interface Notification extends RenderedEmail {
  * write, read and parse per alert for nothing.
  */
 export type OutboxNotification = Omit<Notification, 'events'>;
+
+/** What the outbox keeps of one channel delivery: everything the post needs but the secrets. */
+export interface ChannelDelivery {
+  /** `<notificationId>-<channel name>` (channelDeliveryId). */
+  id: string;
+  /** The notification this delivers: the webhook's X-Thm-Notification-Id. */
+  notificationId: string;
+  /** The e-mail's Message-ID: the same identity on every channel. */
+  messageId: string;
+  networkId: string;
+  kind: NotificationKind;
+  asOf: IsoDate;
+  /** The e-mail's subject, for listings (`thm notify failed`, `thm status`). */
+  subject: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  channel: { type: ChannelType; name: string };
+  /** The exact request body (JSON text), signed as it is at send time. */
+  body: string;
+}
 
 /** What one outbox entry delivers: an e-mail, or one notification to one channel. */
 export type OutboxItem = OutboxNotification | ChannelDelivery;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker } from 'bullmq';
-import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../jobs/redis.js';
-import { checkRedisRole, type RedisRole } from '../jobs/redis-role.js';
+import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../redis/connection.js';
+import { checkRedisRole, type RedisRole } from '../redis/role.js';
 import type { Logger } from '../log.js';
-import { withTimeout } from './with-timeout.js';
+import { withTimeout } from '../with-timeout.js';
 
 /**
  * `/healthz`: healthy only when this worker is provably doing work, not merely connected.

@@ -4,9 +4,9 @@ import type { ApiRequestEvent } from '../api/client.js';
 import type { NetworkConfig } from '../config/load.js';
 import { countBySeverity } from '../monitor/thresholds.js';
 import type { Severity } from '../monitor/types.js';
-import { EMAIL_CHANNEL } from '../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../notification-names.js';
 import type { RedisStore } from '../store/redis-store.js';
-import { withTimeout } from './with-timeout.js';
+import { withTimeout } from '../with-timeout.js';
 
 /**
  * The worker's Prometheus metrics (`/metrics`), one private Registry per worker so that two

@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 import type { Config } from '../config/load.js';
-import type { ReloadResult } from '../jobs/reload.js';
+import type { ReloadResult } from '../config/changes.js';
 import type { Logger } from '../log.js';
 import { storeKeys } from '../store/keys.js';
 import { startHealthCheck, type HealthCheck } from './health.js';

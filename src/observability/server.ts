@@ -2,13 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
 import { ConfigError } from '../errors.js';
-import type { ReloadResult } from '../jobs/reload.js';
+import type { ReloadResult } from '../config/changes.js';
 import type { Logger } from '../log.js';
 import { BASIC_REALM, isAuthorized } from './basic-auth.js';
 import { loadQueueViews, renderDashboard } from './dashboard.js';
 import type { HealthCheck } from './health.js';
 import type { WorkerMetrics } from './metrics.js';
-import { withTimeout } from './with-timeout.js';
+import { withTimeout } from '../with-timeout.js';
 
 /**
  * The monitoring HTTP server (config section `monitoring`): one node:http server with

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ThmError } from '../errors.js';
-import { connectionFor, type RedisClient } from '../jobs/redis.js';
-import { withTimeout } from '../observability/with-timeout.js';
+import { connectionFor, type RedisClient } from '../redis/connection.js';
+import { withTimeout } from '../with-timeout.js';
 
 /**
  * Confirmed writes. Redis replicates asynchronously: a master acknowledges a write before any
@@ -20,7 +20,7 @@ import { withTimeout } from '../observability/with-timeout.js';
  *   failover window is shorter), so it is a master without a working replica (one node down,
  *   or cut off from it). The write stands, reported through `onUnconfirmed`: refusing every
  *   write while a replica is down would stop the monitor for want of a spare. Redis'
- *   `min-replicas-to-write` / `min-replicas-max-lag` (README "Operating it") is what makes a
+ *   `min-replicas-to-write` / `min-replicas-max-lag` (docs/operations.md) is what makes a
  *   cut-off master refuse writes before this timeout.
  */
 export interface ConfirmOptions {

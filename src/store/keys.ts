@@ -1,4 +1,5 @@
 import { NETWORK_ID } from '../config/schema.js';
+import { isIsoDate } from '../dates.js';
 import type { RunChoiceFields } from '../monitor/overdue.js';
 import type { IsoDate, RunKind } from '../monitor/types.js';
 
@@ -8,6 +9,10 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  * Layout (P = `redis.prefix`):
  *   P:store:net:<networkId>     hash, ALL state of one network (fields below)
  *   P:store:inv:<networkId>     list, invoice snapshots, newest first (trimmed to `keep`)
+ *   P:store:listing:<networkId>:<asOf>
+ *                               string, the traffic-check's listing of that as-of date and the
+ *                               alert it sent (store/listing-codec.ts); expires
+ *                               history.keepListingsDays after the run that wrote it
  *   P:store:networks            set of network ids with state
  *   P:store:silence-ids         hash silence id -> network id (remove by id)
  *   P:store:scheduled-since     hash network id -> when a worker first scheduled it (epoch ms)
@@ -32,6 +37,7 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
 export interface StoreKeys {
   network(networkId: string): string;
   invoices(networkId: string): string;
+  listing(networkId: string, asOf: IsoDate): string;
   networks: string;
   silenceIds: string;
   scheduledSince: string;
@@ -52,6 +58,8 @@ export function storeKeys(prefix: string): StoreKeys {
   return {
     network: (networkId) => `${base}:net:${checkedNetworkId(networkId)}`,
     invoices: (networkId) => `${base}:inv:${checkedNetworkId(networkId)}`,
+    listing: (networkId, asOf) =>
+      `${base}:listing:${checkedNetworkId(networkId)}:${checkedDate(asOf)}`,
     networks: `${base}:networks`,
     silenceIds: `${base}:silence-ids`,
     scheduledSince: `${base}:scheduled-since`,
@@ -74,6 +82,12 @@ function checkedNetworkId(networkId: string): string {
     throw new RangeError(`not a network id: ${JSON.stringify(networkId)}`);
   }
   return networkId;
+}
+
+/** As-of dates in key names are YYYY-MM-DD; anything else is a bug, not data. */
+function checkedDate(asOf: IsoDate): IsoDate {
+  if (!isIsoDate(asOf)) throw new RangeError(`not an as-of date: ${JSON.stringify(asOf)}`);
+  return asOf;
 }
 
 /** Fields of the network hash. */

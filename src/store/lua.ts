@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../jobs/redis.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /**
  * A server-side script run by EVALSHA (one command on the wire), falling back to EVAL once

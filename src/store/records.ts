@@ -9,8 +9,8 @@ import type {
   Silence,
 } from '../monitor/types.js';
 import type { RunChoiceFields } from '../monitor/overdue.js';
-import { CHANNEL_TYPES, type ChannelDelivery } from '../notify/channels/types.js';
-import type { OutboxItem, OutboxNotification } from '../notify/types.js';
+import { CHANNEL_TYPES } from '../notification-names.js';
+import type { ChannelDelivery, OutboxItem, OutboxNotification } from '../notify/types.js';
 
 /**
  * Schemas of the small records the store keeps as JSON. Redis is a boundary like any other:

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isFailoverReply, type RedisClient } from '../jobs/redis.js';
+import { isFailoverReply, type RedisClient } from '../redis/connection.js';
 import { writeConfirmed, type ConfirmOptions } from './confirm.js';
 import { StoredStateError, ThmError } from '../errors.js';
 import { addDays, isIsoDate, localDate } from '../dates.js';
@@ -17,12 +17,10 @@ import type {
   Silence,
   WatchedRun,
 } from '../monitor/types.js';
-import {
-  EMAIL_CHANNEL,
-  parseChannelDeliveryId,
-  type ChannelDelivery,
-} from '../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../notification-names.js';
+import { parseChannelDeliveryId } from '../notify/channels/delivery-id.js';
 import type {
+  ChannelDelivery,
   Notification,
   OutboxClaim,
   OutboxEntry,
@@ -30,6 +28,7 @@ import type {
   OutboxStore,
 } from '../notify/types.js';
 import { activeDropPercents, decodeActive, encodeActive } from './active-codec.js';
+import { encodeListing, type ListingRecord } from './listing-codec.js';
 import { checkRuns, decodeRuns, encodeRuns } from './runs-codec.js';
 import {
   FIELD,
@@ -136,6 +135,11 @@ export interface RunEffect {
   problem?: ProblemEpisode | null;
   /** Appended to the network's series, which is trimmed to the newest `keep`. */
   invoiceSnapshot?: { snapshot: InvoiceSnapshot; keep: number };
+  /**
+   * The run's listing and the alert it decided, kept for `thm replay` until `expiresAt` (epoch
+   * ms; store/listing-codec.ts). Absent: a listing stored for the date is left as it is.
+   */
+  listing?: { record: ListingRecord; expiresAt: number };
 }
 
 export type CommitResult =
@@ -253,6 +257,7 @@ export class RedisStore implements OutboxStore {
     if (!Number.isInteger(effect.expectedRev) || effect.expectedRev < 0) {
       throw new ThmError('THM_STORE', `expectedRev must be a revision, not ${effect.expectedRev}`);
     }
+    const listing = effect.listing ? await encodeListing(effect.listing.record) : '';
     const rField = runField(run.kind, run.asOf);
     const sField = sentField(run.asOf);
     const set: (string | Buffer)[] = [];
@@ -302,6 +307,7 @@ export class RedisStore implements OutboxStore {
       effect.invoiceSnapshot ? JSON.stringify(effect.invoiceSnapshot.snapshot) : '',
       effect.invoiceSnapshot?.keep ?? 0,
     ];
+    args.push(listing, effect.listing?.expiresAt ?? 0);
     const networkKey = this.keys.network(networkId);
     const reply = (await this.call('commit', () =>
       writeConfirmed(this.redis, networkKey, this.confirm, 'commit', () =>
@@ -313,6 +319,7 @@ export class RedisStore implements OutboxStore {
             this.keys.outboxPending,
             this.keys.invoices(networkId),
             this.keys.networks,
+            this.keys.listing(networkId, run.asOf),
           ],
           args,
         ),

@@ -22,17 +22,20 @@ end
 
 /**
  * A run's whole effect.
- * KEYS: 1 network hash, 2 outbox bodies, 3 outbox pending, 4 invoice list, 5 networks set
+ * KEYS: 1 network hash, 2 outbox bodies, 3 outbox pending, 4 invoice list, 5 networks set,
+ *   6 the run's listing (store/keys.ts)
  * ARGV: revField, indexField, runField, sentField, expectedRev, force ('1'/'0'), runJson,
  *   sentAppend, cutoff (as-of date: dated fields older are pruned), indexAdd (index lines of
  *   the fields written, store/keys.ts indexLine), networkId, nSet, nSet x (field, value), nDel, nDel x field,
- *   nNotif, nNotif x (id, json, dueAt), invoiceJson ('' none), invoiceKeep
+ *   nNotif, nNotif x (id, json, dueAt), invoiceJson ('' none), invoiceKeep,
+ *   listing ('' none: the key is left as it is), listingExpiresAt (epoch ms)
  * Returns {'ok', newRev} | {'exists', runJson} | {'conflict', currentRev}
  */
 export const commitScript = new LuaScript(
   'commit',
   `${PRELUDE}
-local net, bodies, pending, invoices, networks = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local net, bodies, pending, invoices, networks, listingKey =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local at = 0
 local function arg() at = at + 1; return ARGV[at] end
 local revField, indexField, runField, sentField = arg(), arg(), arg(), arg()
@@ -62,6 +65,11 @@ local invoiceKeep = tonumber(arg())
 if invoiceJson ~= '' and (invoiceKeep == nil or invoiceKeep < 1) then
   return fail('invalid invoice retention')
 end
+local listing = arg()
+local listingExpiresAt = tonumber(arg())
+if listing ~= '' and (listingExpiresAt == nil or listingExpiresAt < 1) then
+  return fail('invalid listing expiry')
+end
 
 -- Phase 1: reads and checks only.
 local cur = redis.call('HMGET', net, revField, runField, sentField, indexField)
@@ -87,7 +95,8 @@ local firstCommit = not cur[1]
 if firstCommit and not isType(networks, 'set') then return fail('WRONGTYPE ' .. networks) end
 if invoiceJson ~= '' and not isType(invoices, 'list') then return fail('WRONGTYPE ' .. invoices) end
 -- The pending zset is not checked: it is the first key written, so a WRONGTYPE there
--- aborts the script before anything was written.
+-- aborts the script before anything was written. Nor is the listing: SET replaces a key of
+-- any type.
 
 -- Index lines: "<head> <field>", the head an as-of date, or for a run record
 -- "<as-of>|<finishedAt>|<outcome>" (store/keys.ts, indexLine), compared with the cutoff as its date.
@@ -142,6 +151,9 @@ if invoiceJson ~= '' then
   redis.call('LPUSH', invoices, invoiceJson)
   redis.call('LTRIM', invoices, 0, invoiceKeep - 1)
 end
+-- An expiry already past (a run that finished longer ago than the listings are kept) leaves
+-- no key.
+if listing ~= '' then redis.call('SET', listingKey, listing, 'PXAT', listingExpiresAt) end
 return {'ok', tostring(rev + 1)}
 `,
 );

@@ -90,7 +90,7 @@ describe('thm status, history, invoices, notify (the real binary)', () => {
       ok: boolean;
       error: { code: string; message: string };
     };
-    expect(doc).toMatchObject({ ok: false, error: { code: 'THM_STORE' } });
+    expect(doc).toMatchObject({ ok: false, error: { code: 'THM_REDIS' } });
     expect(doc.error.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
     const usage = await thm('silence', 'list', '--json', '--bogus');
     expect(usage.code).toBe(2);

@@ -22,14 +22,19 @@ const HOOK_PATH = '/hook/urltoken-5b1e0c9a77';
 const SLACK_PATH = '/services/T0THM/B0THM/slacktoken-90ac3e51f4';
 const SECRETS = [HOOK_SECRET, 'urltoken-5b1e0c9a77', 'slacktoken-90ac3e51f4'];
 
+/** Where the webhook is documented for the people who receive it. */
+const WEBHOOK_DOC = 'docs/configuration.md';
+
 /**
- * What a receiver does: README "Channels" shows it in a few lines of Node, and that very code
- * is run here (the key from THM_HOOK_SECRET, as it says), so the README stays true.
+ * What a receiver does: docs/configuration.md "The webhook" shows it in a few lines of Node,
+ * and that very code is run here (the key from THM_HOOK_SECRET, as it says), so the doc stays
+ * true.
  */
 function verify(secret: string, raw: Buffer, header: string | string[] | undefined): boolean {
-  const readme = readFileSync('README.md', 'utf8');
-  const code = /Verify the signature[^]*?```js\n([^]*?)```/.exec(readme)?.[1];
-  if (!code) throw new Error('README: no verification snippet after "Verify the signature"');
+  const doc = readFileSync(WEBHOOK_DOC, 'utf8');
+  const code = /Verify the signature[^]*?```js\n([^]*?)```/.exec(doc)?.[1];
+  if (!code)
+    throw new Error(`${WEBHOOK_DOC}: no verification snippet after "Verify the signature"`);
   const verified = new Function('require', 'process', `${code}\nreturn verified;`)(
     createRequire(import.meta.url),
     { env: { THM_HOOK_SECRET: secret } },
@@ -151,10 +156,10 @@ describe('channels beside e-mail, through the worker', () => {
       counts: { new: 2 },
     });
     expect(payload.pairs).toHaveLength(2);
-    // README's example document has the fields of the real one, no more, no fewer.
+    // The documented example has the fields of the real one, no more, no fewer.
     const example = JSON.parse(
       /An alert, as `thm demo` writes it:\s*```json\n([^]*?)```/.exec(
-        readFileSync('README.md', 'utf8'),
+        readFileSync(WEBHOOK_DOC, 'utf8'),
       )![1]!,
     ) as WebhookPayload;
     expect(Object.keys(example).sort()).toEqual(Object.keys(payload).sort());

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/jobs/redis.js';
+import { connectRedis } from '../../src/redis/connection.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { WriteNotConfirmed } from '../../src/store/confirm.js';
 import { RedisStore } from '../../src/store/redis-store.js';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/jobs/redis.js';
+import { connectRedis } from '../../src/redis/connection.js';
 import { silentLogger } from '../../src/log.js';
 import { removeAbandonedCanaries } from '../../src/observability/health.js';
 import { runThmAsync } from '../harness/cli.js';

@@ -19,7 +19,7 @@ import type {
   WatchedRun,
 } from '../../src/monitor/types.js';
 import { PAIR_CLASSES } from '../../src/monitor/types.js';
-import type { AlertSettings } from '../../src/config/schema.js';
+import type { AlertSettings } from '../../src/monitor/alert-settings.js';
 import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
 
 const keyOf = (p: ClassifiedPair): string => pairKey(p.domainId, p.isp);

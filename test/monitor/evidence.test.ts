@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVIDENCE_LEGEND, evidenceOf, runReason, strengthOf } from '../../src/monitor/evidence.js';
-import type { ListedRun } from '../../src/monitor/runs.js';
+import type { ListedRun } from '../../src/monitor/types.js';
 
 const run = (days: number): ListedRun => ({
   since: '2026-03-01',

@@ -1,4 +1,4 @@
-import type { AlertSettings } from '../../src/config/schema.js';
+import type { AlertSettings } from '../../src/monitor/alert-settings.js';
 import type { IspTrend } from '../../src/monitor/types.js';
 
 /** The config's default alert settings (src/config/schema.ts). */

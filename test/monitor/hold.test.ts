@@ -6,7 +6,7 @@ import {
   holdsUnlisted,
   keepsRunUnlisted,
 } from '../../src/monitor/hold.js';
-import type { ListedRun } from '../../src/monitor/runs.js';
+import type { ListedRun } from '../../src/monitor/types.js';
 import type { IspTrend } from '../../src/monitor/types.js';
 import { SETTINGS, entry } from './fixtures.js';
 

@@ -5,8 +5,8 @@ import {
   isSteadyDecline,
   runDropPercent,
   runSignificance,
-  type ListedRun,
 } from '../../src/monitor/runs.js';
+import type { ListedRun } from '../../src/monitor/types.js';
 import { SETTINGS } from './fixtures.js';
 
 const DAY = '2026-03-10';

@@ -38,7 +38,7 @@ describe('/healthz and thm status ask the node its ROLE', () => {
   }, 60_000);
   // The worker is left on a replica by the last test: its stop waits out its 10 s bound for
   // jobs that cannot finish without a writable Redis (STOP_WITHOUT_REDIS_MS; unreachableFor in
-  // src/jobs/redis.ts). Until that bound counted the time in all it took 20-27 s on a busy
+  // src/redis/connection.ts). Until that bound counted the time in all it took 20-27 s on a busy
   // machine, and once more than the default 30 s hook timeout in a full run.
   afterAll(async () => {
     await stack?.close();

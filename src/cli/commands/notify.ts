@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { DeliverJobData } from '../../jobs/job-data.js';
 import { CHANNELS_QUEUE, MAIL_QUEUE } from '../../jobs/names.js';
-import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../../notification-names.js';
 import { isChannelDelivery } from '../../notify/types.js';
 import { loadCliConfig } from '../context.js';
 import { formatTable, printJson, printLine } from '../output.js';

@@ -8,12 +8,13 @@ import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../
 import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
 import type { CheckOutcome } from '../../jobs/traffic-check.js';
+import { silentLogger } from '../../log.js';
 import { PAIR_CLASSES } from '../../monitor/types.js';
-import { parseChannelDeliveryId } from '../../notify/channels/types.js';
+import { parseChannelDeliveryId } from '../../notify/channels/delivery-id.js';
 import type { RedisStore } from '../../store/redis-store.js';
-import { cliLogger, loadCliConfig, selectNetworks } from '../context.js';
+import { loadCliConfig, selectNetworks } from '../context.js';
 import { printJson, printLine } from '../output.js';
-import { CLI_DISCONNECT_TIMEOUT_MS } from '../store-access.js';
+import { CLI_CONNECT_TIMEOUT_MS, CLI_DISCONNECT_TIMEOUT_MS } from '../store-access.js';
 
 const runOptionsSchema = z
   .object({
@@ -53,7 +54,7 @@ export function registerRunCommand(program: Command): void {
       .option('--all', 'every configured network')
       .option(
         '--date <YYYY-MM-DD>',
-        "as-of date (default: today in the network's time zone); at most one day ahead, and not older than the newest run unless that date already ran",
+        "as-of date (default: today in the network's time zone); not after today, and not older than the newest run unless that date already ran",
       )
       .option('--wait', 'wait for the outcome, print it and set the exit code')
       .option('--timeout <seconds>', 'with --wait: give up after this long (default 120)')
@@ -153,43 +154,71 @@ async function deliveryOf(
 }
 
 async function runKind(config: Config, kind: CheckKind, options: RunOptions): Promise<number> {
+  // One budget for the whole command, the wait for Redis included.
+  const timeoutMs = (options.timeout ?? 120) * 1000;
+  const deadline = Date.now() + timeoutMs;
   // BullMQ and ioredis load here, not with the CLI: every command starts without the modules
   // it does not use (target P7, docs/performance.md).
-  const [{ loadBullmq }, { connectRedis }, { RedisStore }] = await Promise.all([
-    import('../../cjs-packages.js'),
-    import('../../jobs/redis.js'),
-    import('../../store/redis-store.js'),
-  ]);
+  const [{ loadBullmq }, { connectRedis, describeRedis }, reaching, { RedisStore }] =
+    await Promise.all([
+      import('../../cjs-packages.js'),
+      import('../../redis/connection.js'),
+      import('../../redis/reach.js'),
+      import('../../store/redis-store.js'),
+    ]);
   const { Queue, QueueEvents } = loadBullmq();
-  const logger = cliLogger(config);
   const networks = selectNetworks(config, options);
-  // Fails fast until the jobs are enqueued (a person at a terminal wants to know now that Redis
-  // is not there); once they are, --wait reconnects until its own deadline, so a Redis restart
-  // or failover while the job runs is waited out, not reported as "no outcome".
-  let reconnectUntil = 0;
+  // Without --wait it fails fast (a person at a terminal wants to know now that Redis is not
+  // there). With --wait it keeps trying until its --timeout: to connect at first, and once the
+  // jobs are enqueued through a Redis restart or failover while they run, which is waited out,
+  // not reported as "no outcome".
+  // (A moment past the deadline: the wait below gives up first, and says how long it tried.)
+  const reconnectUntil = options.wait ? deadline + 1_000 : 0;
   const retryStrategy = (times: number) =>
-    times <= 3 ? 200 : Date.now() < reconnectUntil ? Math.min(200 * times, 1_000) : null;
-  const disconnectTimeout = CLI_DISCONNECT_TIMEOUT_MS;
-  const redis = connectRedis(config.redis, logger, {
-    maxRetriesPerRequest: 1,
+    times <= 2 ? 100 : Date.now() < reconnectUntil ? Math.min(200 * times, 1_000) : null;
+  const connection = {
     retryStrategy,
-    disconnectTimeout,
+    disconnectTimeout: CLI_DISCONNECT_TIMEOUT_MS,
+    connectTimeout: CLI_CONNECT_TIMEOUT_MS,
+  };
+  // Connection problems are said once, in the command's own words (below), not logged.
+  const redis = connectRedis(config.redis, silentLogger, {
+    ...connection,
+    maxRetriesPerRequest: 1,
   });
-  const queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
-    connection: redis,
-    prefix: config.redis.prefix,
-  });
+  const where = describeRedis(config.redis);
+  const reach = reaching.watchReach(redis, where);
   // QueueEvents reads with blocking commands: BullMQ requires maxRetriesPerRequest null there.
   // Its connection is ours to close: QueueEvents.close() leaves a connection it was given open,
   // and an open socket kept every `thm run --wait` alive for another second after its answer.
   const eventsConnection = options.wait
-    ? connectRedis(config.redis, logger, { retryStrategy, disconnectTimeout })
+    ? connectRedis(config.redis, silentLogger, connection)
     : undefined;
-  const events = eventsConnection
-    ? new QueueEvents(CHECKS_QUEUE, { connection: eventsConnection, prefix: config.redis.prefix })
-    : undefined;
-  const store = new RedisStore(redis, config.redis.prefix);
+  let queue: import('bullmq').Queue<CheckJobData> | undefined;
+  let events: import('bullmq').QueueEvents | undefined;
   try {
+    if (options.wait)
+      redis.once('error', (error: Error) => {
+        // One line when the first attempt fails: not a silent terminal until the timeout.
+        if (redis.status !== 'ready')
+          process.stderr.write(
+            `thm: cannot reach ${where} yet: ${reaching.unreachableReason(error)}; trying until --timeout (${Math.round(timeoutMs / 1000)} s)\n`,
+          );
+      });
+    if (options.wait)
+      await reach.ready(Math.max(0, deadline - Date.now()), `${timeoutMs / 1000} s`);
+    else await reach.ready(CLI_CONNECT_TIMEOUT_MS);
+    queue = new Queue<CheckJobData>(CHECKS_QUEUE, {
+      connection: redis,
+      prefix: config.redis.prefix,
+    });
+    events = eventsConnection
+      ? new QueueEvents(CHECKS_QUEUE, {
+          connection: eventsConnection,
+          prefix: config.redis.prefix,
+        })
+      : undefined;
+    const store = new RedisStore(redis, config.redis.prefix);
     // Before anything is enqueued: a refused --date enqueues nothing, for any network.
     if (options.date) await checkRequestedAsOf(store, kind, networks, options.date);
     await events?.waitUntilReady();
@@ -205,14 +234,12 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
       });
       jobs.push({ network, ...enqueued });
     }
-    const timeoutMs = (options.timeout ?? 120) * 1000;
-    const deadline = Date.now() + timeoutMs;
-    reconnectUntil = deadline;
+    const waitMs = Math.max(0, deadline - Date.now());
     const reports: JobReport[] = await Promise.all(
       jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
         const base = { network: network.id, jobId: job.id ?? '', asOf: job.data.asOf ?? '' };
         if (!events) return { ...base, state: 'queued' };
-        const result = await waitForJob<CheckOutcome>(queue, job, events, timeoutMs);
+        const result = await waitForJob<CheckOutcome>(queue!, job, events, waitMs);
         if (result.state !== 'completed')
           return { ...base, state: result.state, error: result.error };
         const outcome = joined ? asJoined(result.value) : result.value;
@@ -237,10 +264,13 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         [...(r.emails ?? []), ...(r.channels ?? [])].some((e) => e.state === 'failed'),
     );
     return failed ? EXIT_FAILED : 0;
+  } catch (error) {
+    throw reach.explain(error);
   } finally {
+    reach.stop();
     await events?.close();
     eventsConnection?.disconnect();
-    await queue.close();
+    await queue?.close();
     redis.disconnect();
   }
 }

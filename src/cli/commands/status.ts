@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { RedisClient } from '../../jobs/redis.js';
-import type { RedisRole } from '../../jobs/redis-role.js';
+import type { RedisClient } from '../../redis/connection.js';
+import type { RedisRole } from '../../redis/role.js';
 import type { Config, NetworkConfig } from '../../config/load.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
 import {
@@ -19,7 +19,7 @@ import type {
   RunRecord,
   Severity,
 } from '../../monitor/types.js';
-import { EMAIL_CHANNEL } from '../../notify/channels/types.js';
+import { EMAIL_CHANNEL } from '../../notification-names.js';
 import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
 import type { OutboxCounts, RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
@@ -148,7 +148,7 @@ export async function collectStatus(
 ): Promise<StatusReport> {
   // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
   const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }] = await Promise.all([
-    import('../../jobs/redis-role.js'),
+    import('../../redis/role.js'),
     import('../../jobs/queue-reads.js'),
   ]);
   const { prefix } = config.redis;

@@ -1,7 +1,8 @@
-import type { Notification } from '../types.js';
+import type { ChannelDelivery, Notification } from '../types.js';
 import type { NotificationEvent } from './event.js';
 import { renderSlackMessage } from './slack-message.js';
-import { channelDeliveryId, type ChannelConfig, type ChannelDelivery } from './types.js';
+import type { ChannelConfig } from '../../config/load.js';
+import { channelDeliveryId } from './delivery-id.js';
 import { renderWebhookPayload } from './webhook-payload.js';
 
 export interface ChannelDeliveriesInput {

@@ -3,9 +3,14 @@ import { hostname } from 'node:os';
 import { backoffDelay } from '../../backoff.js';
 import { ChannelError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { isChannelDelivery, type DeliveryOutcome, type OutboxStore } from '../types.js';
+import {
+  isChannelDelivery,
+  type ChannelDelivery,
+  type DeliveryOutcome,
+  type OutboxStore,
+} from '../types.js';
 import type { ChannelTransport } from './transport.js';
-import type { ChannelConfig, ChannelDelivery } from './types.js';
+import type { ChannelConfig } from '../../config/load.js';
 
 /**
  * Delivers channel deliveries from the outbox, one attempt per call, with the e-mail's

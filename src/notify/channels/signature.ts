@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * X-Thm-Signature: `sha256=` and the hex HMAC-SHA256 of the exact request body, keyed with the
  * channel's secret. A receiver recomputes it over the raw bytes it got (before parsing them) and
- * compares in constant time; README "Channels" shows it in a few lines of Node.
+ * compares in constant time; docs/configuration.md shows it in a few lines of Node.
  */
 export const SIGNATURE_HEADER = 'x-thm-signature';
 export const NOTIFICATION_ID_HEADER = 'x-thm-notification-id';

@@ -7,7 +7,8 @@ import type { Logger } from '../../log.js';
 import { displayText } from '../render/format.js';
 import { channelFileName } from '../transport.js';
 import { NOTIFICATION_ID_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
-import type { ChannelConfig, ChannelDelivery } from './types.js';
+import type { ChannelDelivery } from '../types.js';
+import type { ChannelConfig } from '../../config/load.js';
 
 /**
  * Posts channel deliveries: an HTTPS POST of the stored body (webhooks signed), or, for a

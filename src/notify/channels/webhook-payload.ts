@@ -5,12 +5,12 @@ import type {
   PairClass,
   Severity,
 } from '../../monitor/types.js';
-import type { NotificationKind } from '../types.js';
+import type { NotificationKind } from '../../notification-names.js';
 import type { ChannelMessageInput } from './event.js';
 import { channelListing, clicksOf } from './listing.js';
 
 /**
- * The webhook's JSON document, version 1 (README "Channels", its schema and an example). One per notification, the
+ * The webhook's JSON document, version 1 (docs/configuration.md, its schema and an example). One per notification, the
  * same on every retry. Adding a field is compatible; renaming or removing one means version 2.
  */
 export const WEBHOOK_PAYLOAD_VERSION = 1;
@@ -32,7 +32,7 @@ export interface WebhookPair {
   /** Yesterday and 7, 14, 30 days back; null for a pair no longer in the API's list. */
   clicks: DayFigures | null;
   firstSeen: IsoDate;
-  /** Cleared only: the clear may be the comparison day sliding into the block (README). */
+  /** Cleared only: the clear may be the comparison day sliding into the block (the e-mail's caveat). */
   mayStillBeDepressed: boolean;
 }
 

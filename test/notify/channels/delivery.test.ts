@@ -12,7 +12,8 @@ import {
   createChannelTransport,
   type ChannelTransport,
 } from '../../../src/notify/channels/transport.js';
-import type { ChannelConfig, ChannelDelivery } from '../../../src/notify/channels/types.js';
+import type { ChannelConfig } from '../../../src/config/load.js';
+import type { ChannelDelivery } from '../../../src/notify/types.js';
 import { buildNotification } from '../../../src/notify/notification.js';
 import { RedisStore } from '../../../src/store/redis-store.js';
 import { freePort, waitFor } from '../../harness/ports.js';

@@ -5,7 +5,7 @@ import {
   channelDeliveryId,
   isChannelDeliveryId,
   parseChannelDeliveryId,
-} from '../../../src/notify/channels/types.js';
+} from '../../../src/notify/channels/delivery-id.js';
 import { NOTIFICATION_ID, notificationId } from '../../../src/notify/notification.js';
 import { NotificationSender } from '../../../src/notify/sender.js';
 import type { MailTransport } from '../../../src/notify/types.js';

@@ -10,7 +10,7 @@ import {
   renderSlackMessage,
   type SlackMessage,
 } from '../../../src/notify/channels/slack-message.js';
-import type { ChannelConfig } from '../../../src/notify/channels/types.js';
+import type { ChannelConfig } from '../../../src/config/load.js';
 import {
   MAX_WEBHOOK_PAIRS,
   renderWebhookPayload,

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { loadIoredis } from '../cjs-packages.js';
-import { connectionFor, type RedisClient } from './redis.js';
+import { connectionFor, type RedisClient } from './connection.js';
 
 /**
  * Which Redis node a connection writes to, asked of the node itself (ROLE), for `/healthz` and

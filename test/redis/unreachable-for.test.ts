@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { unreachableFor, type RedisClient } from '../../src/jobs/redis.js';
+import { unreachableFor, type RedisClient } from '../../src/redis/connection.js';
 
 /**
  * The bound of a worker's stop without Redis (src/jobs/worker.ts) counts the time the

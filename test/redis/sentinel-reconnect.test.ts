@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { connectRedis } from '../../src/jobs/redis.js';
+import { connectRedis } from '../../src/redis/connection.js';
 import { silentLogger } from '../../src/log.js';
 import { waitFor } from '../harness/ports.js';
 import { startSentinels, type TestSentinels } from '../harness/topologies.js';
