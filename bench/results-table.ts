@@ -40,7 +40,7 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|');
 export function renderResultsTable(results: BenchResults): string {
   const { platform, figures } = results;
   const lines = [
-    `Measured on ${platform.cores} cores, Node ${platform.node}, Redis ${platform.redis}. A time or a ratio is the median of its runs, with their range.`,
+    `Measured on ${platform.cores} cores (1-minute load average ${platform.loadAverage.start} at the start, ${platform.loadAverage.end} at the end), Node ${platform.node}, Redis ${platform.redis}. A time or a ratio is the median of its runs, with their range.`,
     '',
     '| id | figure | measured | runs (range) | budget | met |',
     '|---|---|---|---|---|---|',

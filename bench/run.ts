@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../src/demo/private-redis.js';
 import { measureCliLatency } from './cli-latency.js';
 import { measureFleet, type FleetResult } from './fleet.js';
-import { describePlatform, median, round, span } from './measure.js';
+import { describePlatform, loadNow, median, round, span } from './measure.js';
 import { writePerformanceTable, type BenchResults, type Figure } from './results-table.js';
 import { measureSingleNetwork, type SingleNetworkResult } from './single-network.js';
 import { measureStartup } from './startup.js';
@@ -264,7 +264,11 @@ async function main(): Promise<void> {
       process.stderr.write(`${step.label}...\n`);
       figures.push(...(await step.measure(ctx)));
     }
+    platform.loadAverage.end = loadNow();
     printFigures(figures);
+    process.stdout.write(
+      `load average ${platform.loadAverage.start} at the start, ${platform.loadAverage.end} at the end\n`,
+    );
     if (quick) return;
     const results: BenchResults = { platform, figures, details: ctx.details };
     const file = path.join(repoRoot(), 'bench', 'results.json');

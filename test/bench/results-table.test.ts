@@ -8,7 +8,12 @@ import {
   type BenchResults,
 } from '../../bench/results-table.js';
 
-const platform = { cores: 2, node: 'v24.0.0', redis: '7.0.15' };
+const platform = {
+  cores: 2,
+  node: 'v24.0.0',
+  redis: '7.0.15',
+  loadAverage: { start: 1.2, end: 2.5 },
+};
 
 describe('the performance table', () => {
   it('in docs/performance.md is the one bench/results.json gives (no figure written by hand)', () => {
@@ -37,7 +42,7 @@ describe('the performance table', () => {
       details: {},
     });
     expect(table.split('\n')).toEqual([
-      'Measured on 2 cores, Node v24.0.0, Redis 7.0.15. A time or a ratio is the median of its runs, with their range.',
+      'Measured on 2 cores (1-minute load average 1.2 at the start, 2.5 at the end), Node v24.0.0, Redis 7.0.15. A time or a ratio is the median of its runs, with their range.',
       '',
       '| id | figure | measured | runs (range) | budget | met |',
       '|---|---|---|---|---|---|',
