@@ -10,6 +10,7 @@ import { registerNotifyCommands } from './commands/notify.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSilenceCommands } from './commands/silence.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerVersionCommand, versionLine } from './commands/version.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { printJsonFailure, wantsJson } from './output.js';
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
       'Traffic Health Monitor: watches tracking domains for ISP traffic drops and e-mails what changed.',
     )
     .option('-c, --config <file>', 'config file (YAML or JSON); default $THM_CONFIG or ./thm.yaml')
+    .version(versionLine(), '-V, --version', 'the version and the storage format it writes')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
@@ -37,6 +39,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerSandboxCommand(program);
   registerApiCommand(program);
+  registerVersionCommand(program);
   program.addHelpText(
     'after',
     [

@@ -83,6 +83,11 @@ export interface LoadOptions {
   file?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * Read again by a running worker (SIGHUP, POST /-/reload): its environment is the one it
+   * started with, so a variable that is not set says that only a restart brings it.
+   */
+  reload?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -111,18 +116,31 @@ export function parseConfigText(text: string, file: string): unknown {
   try {
     return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw new ConfigError(
-      `config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${reason}`,
+      `config file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${withLine(reason, text, error)}`,
     );
   }
+}
+
+/**
+ * The parser's first line ends with "at line 3, column 1:" and the excerpt below it; in one
+ * line, the line it points at follows the colon, quoted (a tab shows as \t).
+ */
+function withLine(reason: string, text: string, error: unknown): string {
+  const at = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
+  if (at === undefined) return reason.replace(/:$/, '');
+  const line = text.split(/\r?\n/)[at - 1];
+  const shown = line === undefined || line.trim() === '' ? '(an empty line)' : JSON.stringify(line);
+  return `${reason.replace(/:$/, '')}: ${shown}`;
 }
 
 /** Validates a raw config document (already parsed from YAML/JSON) and resolves its secrets. */
 export function parseConfig(
   raw: unknown,
-  options: { env?: NodeJS.ProcessEnv; source?: string; cwd?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; source?: string; cwd?: string; reload?: boolean } = {},
 ): Config {
+  const reload = options.reload === true;
   const env = options.env ?? process.env;
   const source = options.source ?? '(inline)';
   const withOverrides = applyEnvOverrides(raw, env);
@@ -162,15 +180,15 @@ export function parseConfig(
           ? undefined
           : new Secret(network.heartbeat.invoicesUrl),
     },
-    apiKey: collect(() => resolveApiKey(network, index, env, baseDir)) as Secret,
+    apiKey: collect(() => resolveApiKey(network, index, env, baseDir, reload)) as Secret,
     ...(network.apiKeyFile !== undefined
       ? { apiKeyPath: path.resolve(baseDir, network.apiKeyFile) }
       : {}),
     channels:
       collect(() =>
         network.channels
-          ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir)
-          : resolveChannels(defaultChannels, 'channels', env, baseDir),
+          ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir, reload)
+          : resolveChannels(defaultChannels, 'channels', env, baseDir, reload),
       ) ?? [],
   }));
   // The default channels are resolved per network: the same problem once.
@@ -209,6 +227,7 @@ function resolveChannels(
   where: string,
   env: NodeJS.ProcessEnv,
   baseDir: string,
+  reload: boolean,
 ): ChannelConfig[] {
   const names = channelNames(channels);
   return channels.map((channel, j) => {
@@ -219,7 +238,7 @@ function resolveChannels(
     const url =
       channel.type === 'webhook' && channel.url !== undefined
         ? channel.url
-        : readSecretSource(at, 'url', channel, env, baseDir);
+        : readSecretSource(at, 'url', channel, env, baseDir, reload);
     if (url !== undefined) {
       const problem = endpointProblem(url);
       if (problem) {
@@ -235,7 +254,7 @@ function resolveChannels(
       resolved.url = new Secret(url);
     }
     if (channel.type === 'webhook') {
-      const secret = readSecretSource(at, 'secret', channel, env, baseDir);
+      const secret = readSecretSource(at, 'secret', channel, env, baseDir, reload);
       if (secret !== undefined) resolved.secret = new Secret(secret);
     }
     return resolved;
@@ -249,14 +268,12 @@ function readSecretSource(
   channel: Partial<Record<'urlEnv' | 'urlFile' | 'secretEnv' | 'secretFile', string>>,
   env: NodeJS.ProcessEnv,
   baseDir: string,
+  reload: boolean,
 ): string | undefined {
   const variable = channel[`${what}Env`];
   if (variable !== undefined) {
     const value = env[variable]?.trim();
-    if (!value)
-      throw new ConfigError(
-        `${at}.${what}Env: environment variable ${variable} is not set or empty`,
-      );
+    if (!value) throw unsetVariable(`${at}.${what}Env`, variable, `${what}File`, reload);
     return value;
   }
   const file = channel[`${what}File`];
@@ -351,22 +368,50 @@ function resolveRedis(redis: ParsedConfig['redis'], env: NodeJS.ProcessEnv): Red
   return resolved;
 }
 
+/**
+ * A variable a secret is read from that is not set. In a reload, the worker's environment is the
+ * one it started with: no SIGHUP brings a variable set since, and the error says so, with the
+ * file option that is read when needed instead.
+ */
+function unsetVariable(
+  field: string,
+  variable: string,
+  fileOption: string,
+  reload: boolean,
+): ConfigError {
+  const why = `${field}: environment variable ${variable} is not set or empty`;
+  return new ConfigError(
+    reload
+      ? `${why} in the worker's environment, which is the one it started with: only a restart brings new environment variables (or use ${fileOption}, read when it is needed)`
+      : why,
+  );
+}
+
 function resolveApiKey(
   network: ParsedNetwork,
   index: number,
   env: NodeJS.ProcessEnv,
   baseDir: string,
+  reload: boolean,
 ): Secret {
   if (network.apiKeyEnv !== undefined) {
     const value = env[network.apiKeyEnv]?.trim();
-    if (!value) {
-      throw new ConfigError(
-        `networks[${index}].apiKeyEnv: environment variable ${network.apiKeyEnv} is not set or empty`,
-      );
-    }
+    if (!value)
+      throw unsetVariable(`networks[${index}].apiKeyEnv`, network.apiKeyEnv, 'apiKeyFile', reload);
     return new Secret(value);
   }
-  const file = path.resolve(baseDir, network.apiKeyFile ?? '');
+  return readApiKeyFile(
+    path.resolve(baseDir, network.apiKeyFile ?? ''),
+    `networks[${index}].apiKeyFile`,
+  );
+}
+
+/**
+ * A key file's key, read now: at load, and again by the worker for every job that calls the API
+ * (src/jobs/runtime.ts), so a rotated secret is used by the next run without a reload. `field`
+ * names it in the error (`networks[0].apiKeyFile`).
+ */
+export function readApiKeyFile(file: string, field: string): Secret {
   let value: string;
   try {
     value = readFileSync(file, 'utf8').trim();
@@ -382,9 +427,9 @@ function resolveApiKey(
         : credential
           ? ` (no such file: systemd's ${credential[1]} hands it over while it runs, with LoadCredential=${credential[2]}:<key file> in the unit)`
           : ' (no such file)';
-    throw new ConfigError(`networks[${index}].apiKeyFile: cannot read ${file}${hint}`);
+    throw new ConfigError(`${field}: cannot read ${file}${hint}`);
   }
-  if (!value) throw new ConfigError(`networks[${index}].apiKeyFile: ${file} is empty`);
+  if (!value) throw new ConfigError(`${field}: ${file} is empty`);
   return new Secret(value);
 }
 

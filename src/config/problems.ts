@@ -117,7 +117,12 @@ export function closest(word: string, candidates: readonly string[]): string | u
     }
   }
   const allowed = Math.max(1, Math.floor(word.length / 3));
-  return bestDistance <= allowed ? best : undefined;
+  if (bestDistance <= allowed) return best;
+  // A name cut short (`minBaseline` for `minBaselineClicks`) is far by edit distance: the one
+  // option it begins, when it begins only one.
+  const lower = word.toLowerCase();
+  const begun = candidates.filter((c) => c.toLowerCase().startsWith(lower));
+  return word.length >= 4 && begun.length === 1 ? begun[0] : undefined;
 }
 
 /** Levenshtein distance, with a transposition counted as one edit ("prefxi" -> "prefix"). */

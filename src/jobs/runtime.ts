@@ -1,7 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
 import { createApiDispatcher, createNetworkApiClient } from '../api/client.js';
-import type { Config, NetworkConfig } from '../config/load.js';
+import { readApiKeyFile, type Config, type NetworkConfig } from '../config/load.js';
+import type { Secret } from '../config/secret.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isChannelDeliveryId } from '../notify/channels/delivery-id.js';
@@ -40,6 +41,7 @@ export interface Runtime {
   network(networkId: string): NetworkConfig;
   /** A configured network, if there is one. */
   findNetwork(networkId: string): NetworkConfig | undefined;
+  /** The network's client, with its key as of now (a key file is read again): once per job. */
   apiClient(network: NetworkConfig): ApiClient;
   /**
    * A reloaded config: from the next job on, `config` and `network()` answer from it, and the
@@ -62,7 +64,17 @@ export function createRuntime(parts: {
   onApiRequest?: ApiClientOptions['onRequest'];
   onFailureDecided?: Runtime['onFailureDecided'];
 }): Runtime {
-  const clients = new Map<string, ApiClient>();
+  /** Each network's client, with the key it was made with. */
+  const clients = new Map<string, { client: ApiClient; apiKey: Secret }>();
+  /** The old closes once its requests are done. */
+  const closeClient = (id: string, client: ApiClient) => {
+    clients.delete(id);
+    client
+      .close()
+      .catch((error: Error) =>
+        parts.logger.debug(`old API client of ${id} not closed: ${error.message}`),
+      );
+  };
   let connections = connectionsFor(parts.config);
   let byId = new Map(parts.config.networks.map((n) => [n.id, n]));
   const { onApiRequest, ...shared } = parts;
@@ -78,38 +90,51 @@ export function createRuntime(parts: {
       return network;
     },
     apiClient(network) {
-      let client = clients.get(network.id);
-      if (!client) {
-        client = createNetworkApiClient(network, runtime.config.api, {
-          logger: parts.logger,
-          dispatcher: connections,
-          ...(onApiRequest ? { onRequest: onApiRequest } : {}),
-        });
-        clients.set(network.id, client);
+      // A key file is read when a job needs it: a rotated secret (a Docker secret, a file
+      // rewritten) is used by the next run, without a reload. An unreadable or empty one fails
+      // the job with a config error naming the file.
+      const apiKey =
+        network.apiKeyPath === undefined
+          ? network.apiKey
+          : readApiKeyFile(network.apiKeyPath, `network ${network.id}: apiKeyFile`);
+      let held = clients.get(network.id);
+      if (held && held.apiKey.reveal() !== apiKey.reveal()) {
+        if (network.apiKeyPath !== undefined)
+          parts.logger.info(
+            { network: network.id },
+            `the key in ${network.apiKeyPath} has changed: this run uses the new one`,
+          );
+        closeClient(network.id, held.client);
+        held = undefined;
       }
-      return client;
+      if (!held) {
+        held = {
+          apiKey,
+          client: createNetworkApiClient({ ...network, apiKey }, runtime.config.api, {
+            logger: parts.logger,
+            dispatcher: connections,
+            ...(onApiRequest ? { onRequest: onApiRequest } : {}),
+          }),
+        };
+        clients.set(network.id, held);
+      }
+      return held.client;
     },
     replaceConfig(next) {
       const poolChanged =
         JSON.stringify(runtime.config.api) !== JSON.stringify(next.api) ||
         runtime.config.worker.concurrency !== next.worker.concurrency;
       const nextById = new Map(next.networks.map((n) => [n.id, n]));
-      for (const [id, client] of clients) {
+      // A changed key makes a new client when a job next asks for one (apiClient).
+      for (const [id, held] of clients) {
         const before = byId.get(id);
         const after = nextById.get(id);
         const same =
           !poolChanged &&
           before !== undefined &&
           after !== undefined &&
-          before.baseUrl === after.baseUrl &&
-          before.apiKey.reveal() === after.apiKey.reveal();
-        if (same) continue;
-        clients.delete(id);
-        client
-          .close()
-          .catch((error: Error) =>
-            parts.logger.debug(`old API client of ${id} not closed: ${error.message}`),
-          );
+          before.baseUrl === after.baseUrl;
+        if (!same) closeClient(id, held.client);
       }
       if (poolChanged) {
         // New connections for the new clients; the old close once their requests are done.
@@ -125,7 +150,7 @@ export function createRuntime(parts: {
       byId = nextById;
     },
     async close() {
-      await Promise.all([...clients.values()].map((c) => c.close()));
+      await Promise.all([...clients.values()].map((held) => held.client.close()));
       clients.clear();
       await connections.close();
     },

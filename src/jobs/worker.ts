@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { ChannelSender } from '../notify/channels/sender.js';
 import { createChannelTransport, DEFAULT_CHANNEL_TIMEOUTS } from '../notify/channels/transport.js';
 import { NotificationSender } from '../notify/sender.js';
-import { createMailTransport } from '../notify/transport.js';
+import { createMailTransport, describeMailTransport } from '../notify/transport.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics.js';
 import {
   monitoringPort,
@@ -15,6 +15,7 @@ import {
   type Monitoring,
   type MonitoringOptions,
 } from '../observability/monitoring.js';
+import { listenMonitoring, type MonitoringListener } from '../observability/server.js';
 import { RedisStore } from '../store/redis-store.js';
 import { observeCheckJobs } from './job-metrics.js';
 import { channelLeaseMs, createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
@@ -85,6 +86,27 @@ export async function startWorker(
   config: Config,
   logger: Logger,
   options: StartWorkerOptions = {},
+): Promise<RunningWorker> {
+  // The monitoring port first: a second worker on this host fails on it with one line before
+  // it has touched Redis or the schedulers.
+  const port = monitoringPort(config, options.monitoring);
+  const listener =
+    port === undefined
+      ? undefined
+      : await listenMonitoring({ host: config.monitoring.host, port, logger });
+  try {
+    return await startProcessing(config, logger, options, listener);
+  } catch (error) {
+    await listener?.close();
+    throw error;
+  }
+}
+
+async function startProcessing(
+  config: Config,
+  logger: Logger,
+  options: StartWorkerOptions,
+  listener: MonitoringListener | undefined,
 ): Promise<RunningWorker> {
   const prefix = config.redis.prefix;
   const redis = connectRedis(config.redis, logger);
@@ -258,9 +280,15 @@ export async function startWorker(
   await sweep();
   const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
+  const mailVia = describeMailTransport(config.mail);
   logger.info(
-    { networks: config.networks.length, concurrency: config.worker.concurrency, prefix },
-    'worker started',
+    {
+      networks: config.networks.length,
+      concurrency: config.worker.concurrency,
+      prefix,
+      mail: mailVia,
+    },
+    `worker started; e-mails go to ${mailVia}`,
   );
 
   const loadConfig = options.loadConfig;
@@ -334,12 +362,11 @@ export async function startWorker(
       return closing;
     },
   };
-  const port = monitoringPort(config, options.monitoring);
-  if (port !== undefined) {
+  if (listener !== undefined) {
     try {
       monitoring = await startMonitoring({
         config,
-        port,
+        listener,
         redis,
         metrics,
         logger,

@@ -22,6 +22,18 @@ import { automatedHeaders } from './headers.js';
  *   minutes), so a hung server fails the attempt instead of a job.
  * - STARTTLS is used whenever the server offers it on smtp://; smtps:// is TLS from the start.
  */
+/**
+ * Where the worker's e-mails go, for its start line: `smtp://host:port` (never the user or the
+ * password), or `outbox dir ./outbox` without `mail.url`.
+ */
+export function describeMailTransport(mail: Config['mail']): string {
+  if (!mail.url) return `outbox dir ${mail.outboxDir}`;
+  const url = new URL(mail.url.reveal());
+  // nodemailer's default ports: 465 for TLS from the start, else 587.
+  const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
 export function createMailTransport(mail: Config['mail'], logger: Logger): MailTransport {
   return mail.url
     ? new SmtpMailTransport(mail.url.reveal(), mail.timeoutMs, logger)

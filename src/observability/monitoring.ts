@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { storeKeys } from '../store/keys.js';
 import { startHealthCheck, type HealthCheck } from './health.js';
 import type { WorkerMetrics } from './metrics.js';
-import { startMonitoringServer, type MonitoringServer } from './server.js';
+import { startMonitoringServer, type MonitoringListener, type MonitoringServer } from './server.js';
 
 /**
  * The worker's monitoring (`monitoring.port` set): the health check with its canary, and the
@@ -35,7 +35,8 @@ export function monitoringPort(
 
 export async function startMonitoring(parts: {
   config: Config;
-  port: number;
+  /** The port, bound at the worker's start (listenMonitoring). */
+  listener: MonitoringListener;
   redis: RedisClient;
   metrics: WorkerMetrics;
   workers: readonly Worker[];
@@ -58,25 +59,18 @@ export async function startMonitoring(parts: {
     confirmReplicas: config.redis.confirm.replicas,
     ...(parts.canaryIntervalMs !== undefined ? { intervalMs: parts.canaryIntervalMs } : {}),
   });
-  let server: MonitoringServer;
-  try {
-    server = await startMonitoringServer({
-      host: config.monitoring.host,
-      port: parts.port,
-      metrics: parts.metrics,
-      health,
-      queues: parts.queues,
-      logger,
-      ...(parts.reload ? { reload: parts.reload } : {}),
-      ...(parts.configFailure ? { configFailure: parts.configFailure } : {}),
-      ...(config.monitoring.dashboardAuth !== undefined
-        ? { dashboardAuth: config.monitoring.dashboardAuth.reveal() }
-        : {}),
-    });
-  } catch (error) {
-    await health.close();
-    throw error;
-  }
+  const server = startMonitoringServer({
+    listener: parts.listener,
+    metrics: parts.metrics,
+    health,
+    queues: parts.queues,
+    logger,
+    ...(parts.reload ? { reload: parts.reload } : {}),
+    ...(parts.configFailure ? { configFailure: parts.configFailure } : {}),
+    ...(config.monitoring.dashboardAuth !== undefined
+      ? { dashboardAuth: config.monitoring.dashboardAuth.reveal() }
+      : {}),
+  });
   return {
     server,
     health,

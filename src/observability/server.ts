@@ -21,9 +21,8 @@ import { withTimeout } from '../with-timeout.js';
  * Anything else is 404; a method a route does not take is 405.
  */
 export interface MonitoringServerOptions {
-  host: string;
-  /** 0 picks a free port (tests). */
-  port: number;
+  /** The port, already listening (listenMonitoring). */
+  listener: MonitoringListener;
   metrics: WorkerMetrics;
   health: HealthCheck;
   /** "user:password"; absent: /queues answers 404. */
@@ -47,9 +46,7 @@ export interface MonitoringServer {
   close(): Promise<void>;
 }
 
-export async function startMonitoringServer(
-  options: MonitoringServerOptions,
-): Promise<MonitoringServer> {
+export function startMonitoringServer(options: MonitoringServerOptions): MonitoringServer {
   const { metrics, health, logger } = options;
   const now = options.now ?? Date.now;
 
@@ -111,7 +108,7 @@ export async function startMonitoringServer(
     };
   }
 
-  const server = createServer((req, res) => {
+  options.listener.serve((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
     const post = postRoutes[path];
     const route = routes[path] ?? post;
@@ -127,6 +124,36 @@ export async function startMonitoringServer(
       else res.destroy();
     });
   });
+  return options.listener;
+}
+
+/**
+ * The monitoring port, bound before the worker does anything else: a second worker on the same
+ * host (the same port) fails here, with one line, before it has touched Redis or the
+ * schedulers. Until `serve` hands it the routes it answers `/-/healthy` (the process is alive)
+ * and 503 "starting" to everything else.
+ */
+export interface MonitoringListener {
+  /** e.g. http://127.0.0.1:9464 */
+  readonly url: string;
+  readonly port: number;
+  serve(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+export async function listenMonitoring(options: {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  logger: Logger;
+}): Promise<MonitoringListener> {
+  const { logger } = options;
+  let handler = (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/-/healthy') send(res, 200, 'text/plain; charset=utf-8', 'OK\n');
+    else send(res, 503, 'text/plain; charset=utf-8', 'starting\n');
+  };
+  const server = createServer((req, res) => handler(req, res));
   // Scrapers keep connections open; they must not hold up a shutdown.
   server.keepAliveTimeout = 5_000;
 
@@ -134,7 +161,7 @@ export async function startMonitoringServer(
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         new ConfigError(
-          `monitoring.port: cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`,
+          `monitoring.port: cannot listen on ${options.host}:${options.port} (${error.code ?? error.message}${error.code === 'EADDRINUSE' ? ': another process, another worker on this host?' : ''})`,
           { cause: error },
         ),
       ),
@@ -153,6 +180,9 @@ export async function startMonitoringServer(
   return {
     url: `http://${host}:${port}`,
     port,
+    serve(next) {
+      handler = next;
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

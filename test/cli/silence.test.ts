@@ -77,13 +77,23 @@ describe('thm silence (the real binary)', () => {
         /--network: no network "nope"/,
       ],
       [['--network', 'acme', '--isp', 'X', '--for', '1d', '--reason', '  '], /--reason: required/],
+      // The line an alert e-mail suggests leaves --reason out: the command asks for it.
+      [
+        ['--network', 'acme', '--domain', '101', '--isp', 'Comcast', '--for', '7d'],
+        /^thm: --reason: required: say why, e\.g\. --reason 'known filtering, ticket 4411' \(thm silence list shows it\)$/,
+      ],
+      // The placeholder older e-mails suggested is not a reason.
+      [
+        ['--network', 'acme', '--domain', '101', '--for', '7d', '--reason', '...'],
+        /^thm: --reason: "\.\.\." is a placeholder; say why/,
+      ],
     ];
     // Independent, so run side by side: each is a whole CLI start (see the describe's note).
     const results = await Promise.all(cases.map(([args]) => thm('silence', 'add', ...args)));
     cases.forEach(([args, message], i) => {
       const r = results[i]!;
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim()).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     });
     const list = JSON.parse((await thm('silence', 'list', '--json')).stdout) as {

@@ -122,7 +122,15 @@ describe('thm status, history, invoices, notify (the real binary)', () => {
     expect(failed.error).toMatch(/550/);
     const status = await thm('status', '--check');
     expect(status.code).toBe(1);
-    const retry = await thm('notify', 'retry', decided?.id ?? '');
+    // The table shows the id's first 8 characters, and retry takes them.
+    const short = decided?.id.slice(0, 8) ?? '';
+    expect(status.stdout).toMatch(
+      new RegExp(`\n  failed ${short} \\(acme, alert, email\\): .*550`),
+    );
+    const table = (await thm('notify', 'failed')).stdout.split('\n');
+    expect(table[0]).toMatch(/^ID {8}NETWORK/);
+    expect(table.find((line) => line.startsWith(`${short}  acme`))).toBeDefined();
+    const retry = await thm('notify', 'retry', short);
     expect(retry.code).toBe(0);
     const mail = await waitFor(() =>
       stack.smtp.messages.find((m) => m.parsed.subject === decided?.subject),

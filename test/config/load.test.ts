@@ -161,6 +161,16 @@ describe('config rules: one line naming the field', () => {
       /^networks\[0\]\.alerts: unknown option "minDropPercnt" \(did you mean "minDropPercent"\?\)$/,
     ],
     [
+      'an option cut short',
+      { networks: [network({ alerts: { minBaseline: 50 } })] },
+      /^networks\[0\]\.alerts: unknown option "minBaseline" \(did you mean "minBaselineClicks"\?\)$/,
+    ],
+    [
+      'a misspelt network option',
+      { networks: [network({ timzone: 'UTC' })] },
+      /^networks\[0\]: unknown option "timzone" \(did you mean "timezone"\?\)$/,
+    ],
+    [
       'wrongly typed threshold: the expected type, not "is required"',
       { networks: [network({ alerts: { minBaselineClicks: 'fifty' } })] },
       /^networks\[0\]\.alerts\.minBaselineClicks: expected a number, got text$/,
@@ -261,6 +271,29 @@ describe('config files and keys', () => {
     expect(() => loadConfig({ file: path.join(dir, 'c.json'), env: {} })).toThrow(
       /c\.json: not valid JSON/,
     );
+  });
+
+  it.each([
+    [
+      'networks:\n  - id: acme\n   name: Acme\n',
+      'Sequence item without - indicator at line 3, column 1: "   name: Acme"',
+    ],
+    [
+      'networks:\n\t- id: acme\n',
+      'Tabs are not allowed as indentation at line 2, column 1: "\\t- id: acme"',
+    ],
+    ['redis: { url: "redis://x\n', 'at line 2, column 1: (an empty line)'],
+  ])('a YAML error ends with the line it points at, not a dangling colon: %j', (text, end) => {
+    writeFileSync(path.join(dir, 'bad.yaml'), text);
+    let message = '';
+    try {
+      loadConfig({ file: path.join(dir, 'bad.yaml'), env: {} });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/bad\.yaml: not valid YAML: /);
+    expect(message.endsWith(end), message).toBe(true);
+    expect(message).not.toContain('\n');
   });
 
   it('finds the file from --config, then THM_CONFIG, then ./thm.yaml', () => {

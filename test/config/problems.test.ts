@@ -9,6 +9,11 @@ describe('did you mean', () => {
     ['Prefix', ['url', 'prefix'], 'prefix'],
     ['minDropPrecent', ['minDropPercent', 'minSignificance'], 'minDropPercent'],
     ['recipents', ['recipients', 'timezone'], 'recipients'],
+    ['minBaseline', ['minBaselineClicks', 'minDropPercent'], 'minBaselineClicks'],
+    ['minbaseline', ['minBaselineClicks', 'minDropPercent'], 'minBaselineClicks'],
+    ['min', ['minBaselineClicks', 'minDropPercent'], undefined],
+    ['minDrop', ['minDropPercent', 'minSignificance'], 'minDropPercent'],
+    ['minDrop', ['minDropPercent', 'minDropPercentSteady'], undefined],
     ['color', ['url', 'prefix'], undefined],
     ['x', ['url'], undefined],
   ])('%s among %j -> %s', (word, candidates, expected) => {

@@ -91,7 +91,7 @@ describe('a channel delivery across a worker killed after sending', () => {
     // Keyed on its idempotency key, the endpoint has one notification.
     expect(new Set(receiver.requests.map((r) => r.headers['x-thm-notification-id'])).size).toBe(1);
     // The dead worker's logs carry neither the URL's secret part nor the signing key.
-    expect(w.stderr()).toContain('"msg":"worker started"');
+    expect(w.stderr()).toContain('"msg":"worker started; e-mails go to smtp://127.0.0.1:');
     expect(w.stderr()).not.toContain('crashtoken-c0ffee1234');
     expect(w.stderr()).not.toContain(HOOK_SECRET);
   }, 60_000);

@@ -36,6 +36,15 @@ describe('thm worker (the real daemon process)', () => {
     expect(await w.exited).toBe(0);
     expect(w.stderr()).toContain('worker stopped');
     expect(w.stderr()).not.toContain(stack.sbx.key('acme'));
+    // It says at start where its e-mails go.
+    const started = w
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('worker started'));
+    expect(JSON.parse(started ?? '{}')).toMatchObject({
+      msg: `worker started; e-mails go to ${stack.smtp.url}`,
+      mail: stack.smtp.url,
+    });
   });
 
   it('thm run --wait prints the outcome and exits 0; a second one says already done', async () => {

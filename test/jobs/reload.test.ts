@@ -177,6 +177,21 @@ describe('thm worker: config reload (the real daemon process)', () => {
     expect(await schedulers()).toHaveProperty(['traffic-check:globex']);
     expect((await http('/-/reload', 'GET')).status).toBe(405);
 
+    // A network added whose key variable the worker was not started with: no reload brings
+    // it, and the refusal says so, with the file option instead.
+    writeConfig([acme({ trafficCheck: { cron: '0 6 * * *' } }), network('initech')]);
+    const unset = await http('/-/reload', 'POST');
+    expect(unset.status).toBe(400);
+    expect(JSON.parse(unset.body)).toEqual({
+      ok: false,
+      error: {
+        code: 'THM_CONFIG',
+        message:
+          "networks[1].apiKeyEnv: environment variable INITECH_API_KEY is not set or empty in the worker's environment, which is the one it started with: only a restart brings new environment variables (or use apiKeyFile, read when it is needed)",
+      },
+    });
+    expect(await schedulers()).not.toHaveProperty(['traffic-check:initech']);
+
     // A good one again: globex removed, the failure cleared everywhere.
     writeConfig([acme({ trafficCheck: { cron: '0 6 * * *' }, timezone: 'Europe/Berlin' })]);
     const ok = await http('/-/reload', 'POST');

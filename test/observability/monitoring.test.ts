@@ -304,8 +304,24 @@ describe('monitoring server of the worker', () => {
       startWorker(stack.config, silentLogger, { schedulers: false, monitoring: { port } }),
     ).rejects.toMatchObject({
       code: 'THM_CONFIG',
-      message: `monitoring.port: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`,
+      message: `monitoring.port: cannot listen on 127.0.0.1:${port} (EADDRINUSE: another process, another worker on this host?)`,
     });
+  });
+
+  it('a second worker on the same port fails on it before it touches Redis or the schedulers', async () => {
+    const port = worker.monitoring!.server.port;
+    const redis = stack.redis.client();
+    const connections = async () =>
+      Number(/total_connections_received:(\d+)/.exec(await redis.info('stats'))?.[1]);
+    const before = await connections();
+    const schedulersBefore = await stack.queue.getJobSchedulers(0, -1);
+    // Its config holds one network of two: reconciling would have removed the other's.
+    const older = { ...stack.config, networks: stack.config.networks.slice(0, 1) };
+    await expect(
+      startWorker(older, silentLogger, { schedulers: true, monitoring: { port } }),
+    ).rejects.toMatchObject({ code: 'THM_CONFIG' });
+    expect(await connections()).toBe(before);
+    expect(await stack.queue.getJobSchedulers(0, -1)).toEqual(schedulersBefore);
   });
 
   it('/healthz: unhealthy while Redis is down, healthy again once it is back; /metrics still answers', async () => {

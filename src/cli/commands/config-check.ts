@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import { checkConfig } from '../../config/check.js';
 import { redactedConfig } from '../../config/load.js';
-import { EXIT_USAGE } from '../../errors.js';
+import type { AccessCheck } from '../../api/access-check.js';
+import { EXIT_FAILED, EXIT_USAGE } from '../../errors.js';
 import { globalOptions } from '../context.js';
-import { printJson, printJsonFailure, printLine } from '../output.js';
+import { formatTable, printJson, printJsonFailure, printLine, writeLines } from '../output.js';
 
 export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description('inspect the configuration');
@@ -14,8 +15,15 @@ export function registerConfigCommands(program: Command): void {
       'validate the config and resolve every key; list every problem and warning at once; print the effective config, secrets redacted',
     )
     .option('--json', 'print one JSON document')
-    .addHelpText('after', '\nExample:\n  $ thm config check --config /etc/thm/thm.yaml')
-    .action((options: { json?: boolean }, command: Command) => {
+    .option(
+      '--online',
+      "also ask each network's API (GET /networks/traffic/access) with its key: reachable, realm, premium; exit 1 if any fails",
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ thm config check --config /etc/thm/thm.yaml\n  $ thm config check --online',
+    )
+    .action(async (options: { json?: boolean; online?: boolean }, command: Command) => {
       const {
         config: effective,
         source,
@@ -44,8 +52,14 @@ export function registerConfigCommands(program: Command): void {
         return;
       }
       const doc = redactedConfig(effective);
+      // Loaded only when asked: the API client (undici) is not needed to read a file.
+      const online = options.online
+        ? await (await import('../../api/access-check.js')).checkAccess(effective)
+        : undefined;
+      const failed = online?.some((c) => !c.ok) ?? false;
+      if (failed) process.exitCode = EXIT_FAILED;
       if (options.json) {
-        printJson({ ok: true, warnings, config: doc });
+        printJson({ ok: !failed, warnings, config: doc, ...(online ? { online } : {}) });
         return;
       }
       for (const w of warnings) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
@@ -53,5 +67,28 @@ export function registerConfigCommands(program: Command): void {
         `# ${effective.source}: OK (${effective.networks.length} network${effective.networks.length === 1 ? '' : 's'}, keys resolved${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''})`,
       );
       process.stdout.write(toYaml(doc));
+      if (online) writeLines(onlineTable(online).map((line) => `# ${line}`.trimEnd()));
+      if (failed)
+        process.stderr.write(
+          `thm: ${online!.filter((c) => !c.ok).length} of ${online!.length} networks failed the online check\n`,
+        );
     });
+}
+
+/** The online check as a table, after the effective config (as YAML comments, so the output stays YAML). */
+function onlineTable(checks: readonly AccessCheck[]): string[] {
+  const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
+  return [
+    "online: GET /networks/traffic/access with each network's key",
+    ...formatTable(
+      ['NETWORK', 'REACHABLE', 'REALM', 'PREMIUM', 'PROBLEM'],
+      checks.map((c) => [
+        c.network,
+        yesNo(c.reachable),
+        c.realm === 'unknown' ? '?' : c.realm,
+        yesNo(c.premium),
+        c.error ?? '',
+      ]),
+    ).split('\n'),
+  ];
 }

@@ -5,6 +5,7 @@ import { CHANNELS_QUEUE, MAIL_QUEUE } from '../../jobs/names.js';
 import { EMAIL_CHANNEL } from '../../notification-names.js';
 import { isChannelDelivery } from '../../notify/types.js';
 import { loadCliConfig } from '../context.js';
+import { resolveOutboxId, shortOutboxId } from '../outbox-ids.js';
 import { formatTable, printJson, printLine } from '../output.js';
 import { withStore } from '../store-access.js';
 
@@ -32,11 +33,12 @@ export function registerNotifyCommands(program: Command): void {
         Promise.all([store.failedNotifications(), store.unreadableNotifications()]),
       );
       type Row = Record<
-        'id' | 'network' | 'kind' | 'channel' | 'asOf' | 'subject' | 'error',
+        'id' | 'shortId' | 'network' | 'kind' | 'channel' | 'asOf' | 'subject' | 'error',
         string
       >;
       const rows: Row[] = failed.map((e) => ({
         id: e.notification.id,
+        shortId: shortOutboxId(e.notification.id),
         network: e.notification.networkId,
         kind: e.notification.kind,
         channel: isChannelDelivery(e.notification) ? e.notification.channel.name : EMAIL_CHANNEL,
@@ -48,6 +50,7 @@ export function registerNotifyCommands(program: Command): void {
       for (const u of unreadable)
         rows.push({
           id: u.id,
+          shortId: shortOutboxId(u.id),
           network: '?',
           kind: 'unreadable',
           channel: '?',
@@ -66,25 +69,36 @@ export function registerNotifyCommands(program: Command): void {
       printLine(
         formatTable(
           ['ID', 'NETWORK', 'KIND', 'CHANNEL', 'AS-OF', 'REPLY'],
-          rows.map((r) => [r.id, r.network, r.kind, r.channel, r.asOf, r.error]),
+          rows.map((r) => [r.shortId, r.network, r.kind, r.channel, r.asOf, r.error]),
         ),
       );
     });
   notify
     .command('retry')
     .description('put a failed delivery back to pending and hand it to its queue')
-    .argument('<id>', 'as shown by thm notify failed or thm status')
+    .argument(
+      '<id>',
+      'as shown by thm notify failed or thm status (its first 8 characters, or more of it)',
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d-slack',
+      '\nExamples:\n  $ thm notify retry 3f9a1c07\n  $ thm notify retry 3f9a1c07-slack\n  $ thm notify retry 3f9a1c07d2b84e6a9c0d1e2f3a4b5c6d',
     )
-    .action(async (id: string, _options: unknown, command: Command) => {
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
-        throw new UsageError(`notification id "${id}" is not valid`);
+    .action(async (given: string, _options: unknown, command: Command) => {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(given))
+        throw new UsageError(`notification id "${given}" is not valid`);
       const config = loadCliConfig(command);
-      await withStore(config, async (store, redis) => {
+      const id = await withStore(config, async (store, redis) => {
+        const [failed, unreadable] = await Promise.all([
+          store.failedNotifications(),
+          store.unreadableNotifications(),
+        ]);
+        const id = resolveOutboxId(given, [
+          ...failed.map((e) => e.notification.id),
+          ...unreadable.map((u) => u.id),
+        ]);
         if (!(await store.retryFailed(id)))
-          throw new UsageError(`no failed notification with id ${id}`);
+          throw new UsageError(`no failed notification with id ${given}`);
         // Loaded here, not with the CLI (target P7, docs/performance.md).
         const [{ loadBullmq }, { enqueueOutbox }] = await Promise.all([
           import('../../cjs-packages.js'),
@@ -102,6 +116,7 @@ export function registerNotifyCommands(program: Command): void {
         } finally {
           await Promise.all([mailQueue.close(), channelsQueue.close()]);
         }
+        return id;
       });
       printLine(`${id}: pending again; a running worker delivers it`);
     });

@@ -14,6 +14,10 @@ import { withStore } from '../store-access.js';
  * `thm silence`, after Alertmanager's `amtool silence`: add (now for a while, or a window that
  * starts later), list (absolute times, author; `--expired` for the past ones), remove several.
  */
+const REASON_ASKED =
+  "say why, e.g. --reason 'known filtering, ticket 4411' (thm silence list shows it)";
+const REASON_REQUIRED = `--reason: required: ${REASON_ASKED}`;
+
 const addSchema = z
   .object({
     network: z.string({ message: '--network: required' }).min(1),
@@ -38,10 +42,14 @@ const addSchema = z
       .max(100, '--author: at most 100 characters')
       .optional(),
     reason: z
-      .string({ message: '--reason: required' })
+      .string({ message: REASON_REQUIRED })
       .trim()
-      .min(1, '--reason: required')
-      .max(500, '--reason: at most 500 characters'),
+      .min(1, REASON_REQUIRED)
+      .max(500, '--reason: at most 500 characters')
+      // The placeholder of the suggested line in e-mails before it left --reason out.
+      .refine((r) => !/^[.…\s]*$|^<.*>$/.test(r), {
+        message: `--reason: "..." is a placeholder; ${REASON_ASKED}`,
+      }),
     json: z.boolean().optional(),
   })
   .refine((o) => o.domain !== undefined || o.isp !== undefined, {
@@ -98,7 +106,7 @@ export function registerSilenceCommands(program: Command): void {
     .option('--start <time>', 'RFC 3339, e.g. 2026-11-24T22:00:00+01:00 (default: now)')
     .option('--end <time>', 'RFC 3339: until when, instead of --for')
     .option('--author <name>', 'who silences it (default: the OS user)')
-    .requiredOption('--reason <text>', 'why: shown in thm silence list')
+    .option('--reason <text>', 'why (required): shown in thm silence list')
     .option('--json', 'print one JSON document')
     .addHelpText(
       'after',

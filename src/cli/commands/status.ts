@@ -24,6 +24,7 @@ import { isChannelDelivery, type OutboxEntry } from '../../notify/types.js';
 import type { OutboxCounts, RedisStore, ReloadFailure } from '../../store/redis-store.js';
 import { loadCliConfig } from '../context.js';
 import { formatDuration, formatUtc, formatZoned } from '../durations.js';
+import { shortOutboxId } from '../outbox-ids.js';
 import { printJson, writeLines } from '../output.js';
 import { withStore } from '../store-access.js';
 
@@ -294,7 +295,9 @@ function printStatus(report: StatusReport): void {
     for (const [name, c] of channels.sort(([a], [b]) => byChannelName(a, b)))
       add(`  ${name}: ${c.pending} pending, ${c.sent} sent, ${c.failed} failed`);
   for (const f of report.failedNotifications)
-    add(`  failed ${f.id} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`);
+    add(
+      `  failed ${shortOutboxId(f.id)} (${f.networkId}, ${f.kind}, ${f.channel}): ${f.lastError ?? ''}`,
+    );
   const r = report.redis;
   add(
     `redis: ${r.node} (${r.role === 'slave' ? 'replica' : r.role}, ${r.replicas} replica${r.replicas === 1 ? '' : 's'} connected)`,

@@ -22,7 +22,7 @@ export function registerWorkerCommand(program: Command): void {
       // handled from now on, the start-up included.
       const starting = import('../../jobs/worker.js').then(({ startWorker }) =>
         startWorker(config, logger, {
-          loadConfig: () => loadConfig({ file }),
+          loadConfig: () => loadConfig({ file, reload: true }),
           // Its line written first, then exit 1: the supervisor starts a worker that can work.
           onConnectionEnded: () => {
             process.exitCode = 1;

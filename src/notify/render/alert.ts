@@ -438,7 +438,9 @@ export function silenceCommand(
   const ispPart = pattern === undefined ? '' : ` --isp ${shellQuote(pattern)}`;
   // Network ids are config slugs; quoted anyway if one ever is not.
   const network = /^[a-z0-9_-]+$/.test(networkId) ? networkId : shellQuote(networkId);
-  return `thm silence add --network ${network} --domain ${domainId}${ispPart} --for ${SUGGESTED_SILENCE} --reason '...'`;
+  // No placeholder reason: one pasted as it was got stored as '...'. Without --reason the
+  // command asks for one.
+  return `thm silence add --network ${network} --domain ${domainId}${ispPart} --for ${SUGGESTED_SILENCE}`;
 }
 
 function renderDomains(

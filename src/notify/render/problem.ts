@@ -31,6 +31,10 @@ export interface ProblemEmailInput {
   problem: ProblemEpisode;
 }
 
+/** Where a new key is taken from, so the advice to run again does not go in a circle. */
+const KEY_SOURCES =
+  'A key file (apiKeyFile) is read again by every run: rewrite it and run again. A key in an environment variable (apiKeyEnv) changes only when the worker restarts with the new value.';
+
 /** What a person should look at, per error code (src/errors.ts). */
 export function whatToCheck(code: ThmErrorCode, networkId: string): string[] {
   switch (code) {
@@ -38,11 +42,13 @@ export function whatToCheck(code: ThmErrorCode, networkId: string): string[] {
       return [
         'The API refused the key (401 No Authentication Method Found): it is missing, wrong or revoked.',
         `Check the key in the variable or file named by apiKeyEnv / apiKeyFile of network ${networkId}, and that it is still active on the platform.`,
+        KEY_SOURCES,
       ];
     case 'THM_API_REALM':
       return [
         'The API answered 403 Out of realm: the key belongs to another portal (e.g. an affiliate or advertiser key).',
         'Use a network API key.',
+        KEY_SOURCES,
       ];
     case 'THM_API_PREMIUM_REQUIRED':
       return [
