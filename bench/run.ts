@@ -5,6 +5,7 @@ import { startPrivateRedis } from '../src/demo/private-redis.js';
 import { measureCliLatency } from './cli-latency.js';
 import { measureFleet, type FleetResult } from './fleet.js';
 import { describePlatform, loadNow, median, round, span } from './measure.js';
+import { measureReplay, replayFigures } from './replay.js';
 import { writePerformanceTable, type BenchResults, type Figure } from './results-table.js';
 import { measureSingleNetwork, type SingleNetworkResult } from './single-network.js';
 import { measureStartup } from './startup.js';
@@ -173,6 +174,18 @@ const STEPS: Step[] = [
         range: h.range.map((n) => round(n)) as [number, number],
       });
       return figures;
+    },
+  },
+  {
+    label: 'P8: `thm replay` of 90 days of a 10,000-pair network',
+    async measure(ctx) {
+      const replay = await measureReplay(ctx.redisUrl, {
+        pairs: 10_000,
+        days: 90,
+        runs: ctx.quick ? 1 : 3,
+      });
+      ctx.details.replay = replay;
+      return replayFigures(replay);
     },
   },
 ];

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SIGNIFICANCE_RULES } from '../../src/monitor/significance.js';
+import { writeListingFiles } from './listings.js';
 import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
 
 /**
@@ -9,7 +10,8 @@ import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
  * `npm run quality -- --compare` runs every significance rule of SIGNIFICANCE_RULES at several
  * minSignificance values instead and prints one line each. `--seeds 9-40`, `--set NAME=NUMBER`
  * (an alert setting) and `--no-memory` (no listed runs) change what is run; then nothing is
- * written.
+ * written. `--listings DIR` writes each simulated network's days as a listing file for
+ * `thm replay --listings` (docs/replay.md), and the report is not written either.
  */
 
 function line(label: string, report: QualityReport): string {
@@ -82,6 +84,16 @@ function main(argv: string[]): void {
   const seeds = seedsOf(argv) ?? DEFAULT_OPTIONS.seeds;
   const settings = settingsOf(argv);
   const memory = !argv.includes('--no-memory');
+  const listings = argv.indexOf('--listings');
+  if (listings >= 0) {
+    const dir = argv[listings + 1];
+    if (!dir) throw new Error('--listings takes a directory, e.g. --listings /tmp/listings');
+    const files = writeListingFiles(dir, { ...DEFAULT_OPTIONS, seeds });
+    console.log(`written ${files.length} listing files in ${dir}, e.g.`);
+    console.log(`  thm replay --network ID --listings ${files[0]}`);
+    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, seeds, settings, memory })));
+    return;
+  }
   if (argv.includes('--compare')) {
     for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {
       for (const minSignificance of [2, 2.5, 3, 3.5, 4]) {

@@ -248,9 +248,20 @@ function score(
   };
 }
 
+/** The networks of one seed, as the simulation builds them. */
+export function seedNetworks(
+  seed: number,
+  options: Pick<QualityOptions, 'incidentNetworks' | 'quietNetworks'>,
+): SimNetwork[] {
+  const rng = new Random(seed * 7919 + 17);
+  const total = options.incidentNetworks + options.quietNetworks;
+  return Array.from({ length: total }, (_, n) =>
+    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks),
+  );
+}
+
 export function simulateSeed(seed: number, options: QualityOptions): SeedResult {
   const settings = alertsSchema.parse(options.settings ?? {});
-  const rng = new Random(seed * 7919 + 17);
   const result: SeedResult = {
     seed,
     networks: 0,
@@ -262,10 +273,7 @@ export function simulateSeed(seed: number, options: QualityOptions): SeedResult 
     noisePairEvents: 0,
     incidents: [],
   };
-  const total = options.incidentNetworks + options.quietNetworks;
-  for (let n = 0; n < total; n++) {
-    const withIncidents = n < options.incidentNetworks;
-    const network = buildNetwork(rng, `net${n + 1}`, withIncidents);
+  for (const network of seedNetworks(seed, options)) {
     const scored = score(
       seed,
       network,

@@ -93,6 +93,15 @@ function writeDrop(out: ItemWriter, dropPercent: number, quietDay: number): void
   out.number(quietDay);
 }
 
+/**
+ * A drop as the next run reads it back: in hundredths. Everything else of a pair is kept as it
+ * is; `thm replay` carries its history from run to run in memory and rounds this alone
+ * (replay/state.ts).
+ */
+export function keptDropPercent(dropPercent: number): number {
+  return Math.round(dropPercent * 100) / 100;
+}
+
 function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored active pairs are unreadable (${detail})`);
 }
