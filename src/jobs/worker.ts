@@ -335,12 +335,12 @@ async function startProcessing(
           await Promise.all([checksWorker.close(), mailWorker.close(), channelsWorker.close()]);
           await Promise.all(queues.map((queue) => queue.close()));
         })();
-        // Active jobs finish only with Redis: without it, stop waiting after a bound, and at
-        // once when the connection has ended for good (it will not come back).
+        // Active jobs finish only with Redis: without it, stop waiting after a bound.
         const outage = unreachableFor(redis, STOP_WITHOUT_REDIS_MS);
-        const finished =
-          redis.status !== 'end' &&
-          (await Promise.race([graceful.then(() => true), outage.gone.then(() => false)]));
+        const finished = await Promise.race([
+          graceful.then(() => true),
+          outage.gone.then(() => false),
+        ]);
         outage.cancel();
         if (!finished) {
           const why =

@@ -237,7 +237,7 @@ export function pairEvents(
 ): string[] {
   const pairs = classification.pairs;
   // Indexed, not for...of: no iterator garbage over 50,000 pairs; counted first, so that the
-  // list is allocated once at its size instead of growing (target P6).
+  // list is allocated once at its size instead of growing.
   let count = 0;
   for (let i = 0; i < pairs.length; i++) if (isEmailedClass(pairs[i]!.class, settings)) count++;
   const events = new Array<string>(count);

@@ -125,7 +125,7 @@ export function isRunField(field: string): boolean {
  * A line of the network's index: "<as-of> <field>", and for a run record
  * "<as-of>|<finishedAt>|<outcome> <field>": what choosing the latest runs reads of the record
  * (its kind is in the field's name), so that `thm status` need not read two months of records to
- * find the newest (target P7, docs/performance.md). The commit script prunes by the text before
+ * find the newest. The commit script prunes by the text before
  * the space compared with the cutoff date, and a longer head compares as its date does. Lines
  * written before run records carried these are "<as-of> <field>": their records are read.
  */
@@ -143,9 +143,8 @@ export function parseIndexLine(line: string): {
   field: string;
   run?: { kind: string | undefined; outcome: string; finishedAt: number };
 } {
-  // By positions, not by split: `thm status` reads every line of every network's index (~120
-  // a network with two months of records), and splitting each made ~40 ms of garbage and
-  // interpreted code for 100 networks (target P7, docs/performance.md).
+  // By positions, not by split: `thm status` reads every line of every network's index (about
+  // 120 a network with two months of records), and a split of each is garbage for nothing.
   const space = line.indexOf(' ');
   const field = line.slice(space + 1);
   if (space < 0 || !isRunField(field)) return { field };

@@ -158,7 +158,7 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   const timeoutMs = (options.timeout ?? 120) * 1000;
   const deadline = Date.now() + timeoutMs;
   // BullMQ and ioredis load here, not with the CLI: every command starts without the modules
-  // it does not use (target P7, docs/performance.md).
+  // it does not use.
   const [{ loadBullmq }, { connectRedis, describeRedis }, reaching, { RedisStore }] =
     await Promise.all([
       import('../../cjs-packages.js'),

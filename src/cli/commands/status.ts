@@ -235,7 +235,7 @@ function describeRun(run: RunRecord | undefined, now: number, timeZone: string):
   return `${run.outcome} for ${run.asOf}, ${ago}${counts}${error}`;
 }
 
-/** The report as text, written at once: one write, not one per line (target P7). */
+/** The report as text, written at once: one write, not one per line. */
 function printStatus(report: StatusReport): void {
   const lines: string[] = [];
   const add = (line: string) => lines.push(line);
