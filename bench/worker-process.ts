@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { SandboxKey } from '../src/sandbox/index.js';
-import { peakRssMb, processCpuSeconds } from './measure.js';
+import { peakRssMb } from './measure.js';
 
 /**
  * `thm worker` as a child process, exactly as an operator starts it (bin/thm.js over dist/),
@@ -17,8 +17,6 @@ export interface WorkerProcess {
   waitForLog(msg: string, timeoutMs: number): Promise<{ ms: number; line: LogLine }>;
   /** VmHWM of the child, MB. */
   peakRssMb(): number | undefined;
-  /** CPU seconds the child has used so far. */
-  cpuSeconds(): number;
   /** SIGTERM (graceful), SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -137,7 +135,6 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
       });
     },
     peakRssMb: () => peakRssMb(child.pid!, (file) => readFileSync(file, 'utf8')),
-    cpuSeconds: () => processCpuSeconds(child.pid!, (file) => readFileSync(file, 'utf8')),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
