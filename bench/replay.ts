@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { addDays, localDate } from '../src/dates.js';
 import type { IspTrend } from '../src/monitor/types.js';
+import { buildEntry, type FourDays } from '../src/sandbox/trends.js';
 import { RedisStore } from '../src/store/redis-store.js';
 import { median } from './measure.js';
 import type { Figure } from './results-table.js';
@@ -141,51 +142,19 @@ function listedDay(pairs: number, day: number): IspTrend[] {
     const volume = Math.round(20 * 250 ** unit(i, 0));
     const around = (k: number) =>
       Math.max(1, Math.round(volume * (0.85 + 0.3 * unit(i, day * 4 + k))));
-    const d7 = around(1);
-    const d14 = around(2);
-    const d30 = around(3);
+    const [d7, d14, d30] = [around(1), around(2), around(3)];
+    const lowest = Math.min(d7, d14, d30);
     const drop = 0.01 + 0.59 * unit(i, day * 4) ** 3;
-    const y = Math.max(0, Math.min(d7, d14, d30) - 1 - Math.floor(Math.min(d7, d14, d30) * drop));
-    const conv = (c: number) => Math.round(c * 0.03);
-    const rev = (c: number) => Math.round(conv(c) * 437 * (0.8 + 0.4 * unit(i, c))) / 100;
-    const trend = (from: number, to: number) =>
-      from === 0 ? null : Math.round(((to - from) / from) * 10_000) / 100;
-    entries[i] = {
-      network_id: 7,
-      network_tracking_domain_id: domainId,
+    const clicks: FourDays = [Math.max(0, lowest - 1 - Math.floor(lowest * drop)), d7, d14, d30];
+    const conversions = clicks.map((c) => Math.round(c * 0.03)) as FourDays;
+    entries[i] = buildEntry(7, {
+      domainId,
+      url: `https://trk${domainId}.bench.example`,
       isp: `ISP ${i % ispsPerDomain} ${['Cable', 'Fiber', 'Mobile', 'Broadband'][i % 4]}`,
-      yesterday_total_clicks: y,
-      seven_days_ago_total_clicks: d7,
-      fourteen_days_ago_total_clicks: d14,
-      thirty_days_ago_total_clicks: d30,
-      yesterday_seven_days_ago_total_clicks_delta: y - d7,
-      yesterday_fourteen_days_ago_total_clicks_delta: y - d14,
-      yesterday_thirty_days_ago_total_clicks_delta: y - d30,
-      yesterday_seven_days_ago_total_clicks_trend: trend(d7, y),
-      yesterday_fourteen_days_ago_total_clicks_trend: trend(d14, y),
-      yesterday_thirty_days_ago_total_clicks_trend: trend(d30, y),
-      yesterday_conversions: conv(y),
-      seven_days_ago_conversions: conv(d7),
-      fourteen_days_ago_conversions: conv(d14),
-      thirty_days_ago_conversions: conv(d30),
-      yesterday_seven_days_ago_conversions_delta: conv(y) - conv(d7),
-      yesterday_fourteen_days_ago_conversions_delta: conv(y) - conv(d14),
-      yesterday_thirty_days_ago_conversions_delta: conv(y) - conv(d30),
-      yesterday_seven_days_ago_conversions_trend: trend(conv(d7), conv(y)),
-      yesterday_fourteen_days_ago_conversions_trend: trend(conv(d14), conv(y)),
-      yesterday_thirty_days_ago_conversions_trend: trend(conv(d30), conv(y)),
-      yesterday_revenue: rev(y),
-      seven_days_ago_revenue: rev(d7),
-      fourteen_days_ago_revenue: rev(d14),
-      thirty_days_ago_revenue: rev(d30),
-      yesterday_seven_days_ago_revenue_delta: rev(y) - rev(d7),
-      yesterday_fourteen_days_ago_revenue_delta: rev(y) - rev(d14),
-      yesterday_thirty_days_ago_revenue_delta: rev(y) - rev(d30),
-      yesterday_seven_days_ago_revenue_trend: trend(rev(d7), rev(y)),
-      yesterday_fourteen_days_ago_revenue_trend: trend(rev(d14), rev(y)),
-      yesterday_thirty_days_ago_revenue_trend: trend(rev(d30), rev(y)),
-      relationship: { url: `https://trk${domainId}.bench.example` },
-    };
+      clicks,
+      conversions,
+      revenue: conversions.map((c, k) => c * 4.37 * (0.8 + 0.4 * unit(i, k))) as FourDays,
+    }) as IspTrend;
   }
   return entries;
 }

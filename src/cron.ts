@@ -76,6 +76,36 @@ export function cronFireTime(
   return (direction === 'next' ? parsed.next() : parsed.prev()).getTime();
 }
 
+/**
+ * The longest time between two consecutive fires of the cron in its zone, over the next
+ * `windowDays` (two weeks: a cron of weekdays only has its weekend in it, and each DST change
+ * of a year is within two weeks of one). How old a last success may grow before the next run is
+ * late: the worker reports it per network beside the last success (`/metrics`). Stops after
+ * `maxFires` fires: a cron that fires that often has no long gap to find.
+ */
+export function longestCronGapMs(
+  expression: string,
+  timeZone: string,
+  from: number,
+  windowDays = 15,
+  maxFires = 5_000,
+): number {
+  const fires = cronParser().parseExpression(expression, {
+    tz: timeZone,
+    currentDate: new Date(from),
+  });
+  let previous = fires.prev().getTime();
+  fires.reset(new Date(previous));
+  let longest = 0;
+  for (let i = 0; i < maxFires; i++) {
+    const next = fires.next().getTime();
+    longest = Math.max(longest, next - previous);
+    previous = next;
+    if (next - from > windowDays * DAY_MS) break;
+  }
+  return longest;
+}
+
 /** A cron's values, each field's in ascending order (as cron-parser gives them). */
 interface Fields {
   second: readonly number[];

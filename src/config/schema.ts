@@ -463,6 +463,11 @@ export const configSchema = z
         lockDurationMs: z.number().int().min(1_000).default(60_000),
         /** How often workers look for such stalled jobs. */
         stalledIntervalMs: z.number().int().min(500).default(30_000),
+        /**
+         * How often each worker sweeps: puts back the job schedulers its config holds that are
+         * missing, hands out the outbox's due entries, and renews its advert to the others.
+         */
+        sweepIntervalMs: z.number().int().min(100).max(600_000).default(60_000),
       })
       .strict()
       .prefault({}),

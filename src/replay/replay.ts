@@ -80,7 +80,10 @@ export interface ReplayedDay {
   sentCounts?: ClassCounts;
 }
 
-/** The e-mailed classes (monitor/types.ts, EMAILED_CLASSES), in the order a replay lists and sums them. */
+/**
+ * The e-mailed classes (monitor/types.ts, EMAILED_CLASSES), in the order a replay lists and
+ * sums them.
+ */
 export const SUMMED_CLASSES = ['new', 'worse', 'reminder', 'cleared'] as const;
 export type EmailedClass = (typeof SUMMED_CLASSES)[number];
 export type EmailedCounts = Record<EmailedClass, number>;

@@ -4,7 +4,7 @@ import { keptDropPercent } from '../store/active-codec.js';
 
 /**
  * The state a replayed run leaves for the next, as the worker's store would: its commit writes
- * the history and the listed runs (store/redis-store.ts, commitRun) and the next run reads them
+ * the history and the listed runs (store/network-state.ts, commitRun) and the next run reads them
  * back. They are kept here as objects, as the store's codecs would give them back: each value
  * as it was but a pair's drop, which the history keeps in hundredths (the codecs' order, by
  * domain, decides nothing). What the worker keeps but a replay does not need stays empty:

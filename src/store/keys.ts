@@ -27,6 +27,8 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:outbox:lease:<id>   string, the sender delivering <id> now (expires: PX)
  *   P:store:reload-failed:<w>   string, JSON {message, at}: worker <w>'s last config reload
  *                               failed (expires; removed when a good config loads)
+ *   P:store:workers             hash worker instance -> its advert JSON (store/worker-adverts.ts):
+ *                               the schedulers its config holds, until when it is live
  *
  * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot
  * of "thm", so the multi-key scripts (a run's commit touches the network hash and the outbox)
@@ -51,6 +53,7 @@ export interface StoreKeys {
   reloadFailed(instance: string): string;
   /** SCAN pattern of every reloadFailed key. */
   reloadFailedPattern: string;
+  workers: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -73,6 +76,7 @@ export function storeKeys(prefix: string): StoreKeys {
     reloadFailed: (instance) =>
       `${base}:reload-failed:${instance.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
     reloadFailedPattern: `${base.replace(/[*?[\]\\]/g, '\\$&')}:reload-failed:*`,
+    workers: `${base}:workers`,
   };
 }
 

@@ -14,6 +14,8 @@ import * as runRecords from './run-records.js';
 import * as schedules from './schedules.js';
 import * as silences from './silences.js';
 import * as unreadableEpisodes from './unreadable-episodes.js';
+import * as workerAdverts from './worker-adverts.js';
+import type { WorkerAdvert } from './worker-adverts.js';
 
 export type {
   CommitResult,
@@ -117,7 +119,7 @@ export class RedisStore implements OutboxStore {
     return silences.removeSilence(this.ctx, id, now);
   }
 
-  // What the workers note (schedules.ts, reload-failures.ts)
+  // What the workers note (schedules.ts, reload-failures.ts, worker-adverts.ts)
 
   markScheduled(networkIds: readonly string[], now: number) {
     return schedules.markScheduled(this.ctx, networkIds, now);
@@ -137,6 +139,18 @@ export class RedisStore implements OutboxStore {
 
   reloadFailures() {
     return reloadFailures.reloadFailures(this.ctx);
+  }
+
+  publishAdvert(advert: WorkerAdvert, now: number) {
+    return workerAdverts.publishAdvert(this.ctx, advert, now);
+  }
+
+  liveAdverts(now: number) {
+    return workerAdverts.liveAdverts(this.ctx, now);
+  }
+
+  withdrawAdvert(instance: string) {
+    return workerAdverts.withdrawAdvert(this.ctx, instance);
   }
 
   // The outbox (outbox.ts)
