@@ -13,7 +13,10 @@ import { peakRssMb } from './measure.js';
  */
 export interface WorkerProcess {
   pid: number;
-  /** Resolves with the first log line whose msg is `msg` and the ms since spawn. */
+  /**
+   * Resolves with the first log line whose msg is `msg` or begins with it and a `;` ("worker
+   * started; e-mails go to ..."), and the ms since spawn.
+   */
   waitForLog(msg: string, timeoutMs: number): Promise<{ ms: number; line: LogLine }>;
   /** VmHWM of the child, MB. */
   peakRssMb(): number | undefined;
@@ -104,7 +107,8 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
     if ((line.level ?? 0) >= 50) errors.push(String(line.msg));
     const ms = performance.now() - started;
     for (let i = waiters.length - 1; i >= 0; i -= 1) {
-      if (waiters[i]!.msg === line.msg) {
+      const wanted = waiters[i]!.msg;
+      if (line.msg === wanted || line.msg?.startsWith(`${wanted};`)) {
         waiters[i]!.resolve({ ms, line });
         waiters.splice(i, 1);
       }
