@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
 # Traffic Health Monitor worker. Multi-stage: build with dev dependencies, run with production
 # ones only, as a non-root user. Config and secrets are mounted at run time, never baked in.
-# The Node major is the one of package.json "engines" (a test keeps them in step). Pinned by
-# tag: pin by digest (node:20-bookworm-slim@sha256:...) where your registry access allows
-# looking it up.
+# Node 24, the newest LTS that package.json "engines" supports (a test keeps them in step).
+# Pinned by tag: pin by digest (node:24-bookworm-slim@sha256:...) where your registry access
+# allows looking it up.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -16,7 +16,7 @@ COPY scripts ./scripts
 # Compiles, then bundles the CLI into dist/cli/ (scripts/bundle-cli.js).
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

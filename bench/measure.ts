@@ -1,11 +1,7 @@
-import { cpus, totalmem } from 'node:os';
-import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { availableParallelism, loadavg } from 'node:os';
 import type { Redis } from 'ioredis';
 
-/**
- * Small measuring tools shared by the figures: medians, a collected heap before each timed
- * step, Redis command and memory counters, the machine's description.
- */
+/** Small measuring tools shared by the figures: medians, wall time, Redis counters, peak RSS. */
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -14,40 +10,22 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/**
- * A full GC (`node --expose-gc`, as `npm run bench` runs); a no-op without the flag. Used
- * between figures, never right before a timed step: V8 shrinks the young generation after a
- * forced full GC, and the allocation-heavy step that follows then runs 2-4x slower than it does
- * in a worker's steady state (measured: classifyPairs of 10,000 pairs 12 ms vs 56 ms).
- */
-export function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
+/** [min, max] of the values. */
+export const span = (values: readonly number[]): [number, number] => [
+  Math.min(...values),
+  Math.max(...values),
+];
 
-/**
- * Wall time of one step. Timed steps alternate (baseline, work, baseline, work) so each carries
- * a similar share of the other's garbage, and the figures are medians.
- */
-export async function timed<T>(
-  work: () => Promise<T>,
-): Promise<{ ms: number; cpuMs: number; value: T }> {
-  const cpu = process.cpuUsage();
+export const round = (n: number, digits = 2): number => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+/** Wall time of one step, in ms, and its value. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();
   const value = await work();
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  return { ms, cpuMs: (used.user + used.system) / 1000, value };
-}
-
-/**
- * CPU seconds a process has used (utime + stime of /proc/<pid>/stat): a figure the other
- * processes on a shared machine do not inflate, unlike wall time.
- */
-export function processCpuSeconds(pid: number, read: (path: string) => string): number {
-  const stat = read(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based, man 5 proc).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { ms: performance.now() - started, value };
 }
 
 /**
@@ -83,34 +61,6 @@ export function total(counts: Record<string, number>): number {
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
 
-export async function usedMemory(redis: Redis): Promise<number> {
-  const text = await redis.info('memory');
-  return Number(/^used_memory:(\d+)/m.exec(text)?.[1] ?? Number.NaN);
-}
-
-export interface Machine {
-  cpu: string;
-  cores: number;
-  memoryGb: number;
-  node: string;
-  platform: string;
-  redis: string;
-  date: string;
-}
-
-export async function describeMachine(redis: Redis): Promise<Machine> {
-  const info = await redis.info('server');
-  return {
-    cpu: cpus()[0]?.model.trim() ?? 'unknown',
-    cores: cpus().length,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-    redis: /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown',
-    date: new Date().toISOString(),
-  };
-}
-
 /** Peak resident set of a process (VmHWM), in MB; undefined once it has exited. */
 export function peakRssMb(pid: number, read: (path: string) => string): number | undefined {
   try {
@@ -121,35 +71,26 @@ export function peakRssMb(pid: number, read: (path: string) => string): number |
   }
 }
 
-export const round = (n: number, digits = 2): number => {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-};
-
 /**
- * Bytes a step allocates on the V8 heap, garbage included (target P6): the growth of the heap's
- * used size over the step plus what every collection during it freed (v8.GCProfiler reports
- * each GC's heap before and after). Buffers (the received body) live outside the heap and are
- * not counted: their memory is freed after a collection, by a sweeper, so it cannot be
- * attributed to the step that allocated it. Other work of this process during the step counts
- * too, so the step runs alone.
+ * What the figures were measured with: the budgets are set for 2 cores, and the wall-clock
+ * figures move with the machine's other load (the 1-minute load average at the start and end).
  */
-export async function allocated<T>(
-  work: () => Promise<T>,
-): Promise<{ heapBytes: number; gcs: number; value: T }> {
-  const profiler = new GCProfiler();
-  const before = getHeapStatistics();
-  profiler.start();
-  const value = await work();
-  const after = getHeapStatistics();
-  const stats = profiler.stop()?.statistics ?? [];
-  let heapFreed = 0;
-  for (const gc of stats) {
-    heapFreed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
+export interface Platform {
+  cores: number;
+  node: string;
+  redis: string;
+  loadAverage: { start: number; end: number };
+}
+
+export async function describePlatform(redis: Redis): Promise<Platform> {
+  const info = await redis.info('server');
   return {
-    heapBytes: after.used_heap_size - before.used_heap_size + heapFreed,
-    gcs: stats.length,
-    value,
+    cores: availableParallelism(),
+    node: process.version,
+    redis: /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown',
+    loadAverage: { start: round(loadavg()[0]!, 1), end: Number.NaN },
   };
 }
+
+/** The 1-minute load average now. */
+export const loadNow = (): number => round(loadavg()[0]!, 1);

@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 
 /**
  * A real SMTP server on loopback that accepts every message and counts them by their
- * X-THM-Notification header (the notification id): P3b's "no e-mail lost or doubled" is read
+ * X-THM-Notification header (the notification id): P3's "no e-mail lost or doubled" is read
  * from what the mail server received, not from the worker's own bookkeeping.
  */
 export interface SmtpSink {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { SandboxKey } from '../src/sandbox/index.js';
-import { peakRssMb, processCpuSeconds } from './measure.js';
+import { peakRssMb } from './measure.js';
 
 /**
  * `thm worker` as a child process, exactly as an operator starts it (bin/thm.js over dist/),
@@ -13,12 +13,13 @@ import { peakRssMb, processCpuSeconds } from './measure.js';
  */
 export interface WorkerProcess {
   pid: number;
-  /** Resolves with the first log line whose msg is `msg` and the ms since spawn. */
+  /**
+   * Resolves with the first log line whose msg is `msg` or begins with it and a `;` ("worker
+   * started; e-mails go to ..."), and the ms since spawn.
+   */
   waitForLog(msg: string, timeoutMs: number): Promise<{ ms: number; line: LogLine }>;
   /** VmHWM of the child, MB. */
   peakRssMb(): number | undefined;
-  /** CPU seconds the child has used so far. */
-  cpuSeconds(): number;
   /** SIGTERM (graceful), SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -106,7 +107,8 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
     if ((line.level ?? 0) >= 50) errors.push(String(line.msg));
     const ms = performance.now() - started;
     for (let i = waiters.length - 1; i >= 0; i -= 1) {
-      if (waiters[i]!.msg === line.msg) {
+      const wanted = waiters[i]!.msg;
+      if (line.msg === wanted || line.msg?.startsWith(`${wanted};`)) {
         waiters[i]!.resolve({ ms, line });
         waiters.splice(i, 1);
       }
@@ -137,7 +139,6 @@ export function startWorkerProcess(configFile: string, env: Record<string, strin
       });
     },
     peakRssMb: () => peakRssMb(child.pid!, (file) => readFileSync(file, 'utf8')),
-    cpuSeconds: () => processCpuSeconds(child.pid!, (file) => readFileSync(file, 'utf8')),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

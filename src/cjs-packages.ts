@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 
 /**
  * BullMQ, ioredis and pino are CommonJS packages. Imported from an ES module, Node first runs
- * its export lexer over every file they re-export, to find their named exports: about 200 ms of a
- * `thm status` or `thm run` start on the 2-core reference machine, more than loading them
- * (target P7, docs/performance.md). Required, they load as they are. A later `import` of either
+ * its export lexer over every file they re-export, to find their named exports: more of a
+ * `thm status` or `thm run` start than loading them. Required, they load as they are. A later
+ * `import` of either
  * gets the same module instance (one CommonJS cache), so classes and `instanceof` agree.
  *
  * In the CLI's bundle (dist/cli/, what bin/thm.js runs) BullMQ and ioredis are required from

@@ -9,11 +9,11 @@ let loaded: CronParser | undefined;
 /**
  * cron-parser, as the monitor uses it: the same parser (and version) as BullMQ's job schedulers,
  * loaded on first use. A command whose crons are all plain (`plainCronFields`) and in UTC never
- * loads it: with luxon, under it, it took 17 - 19 ms of every command that reads a config
- * (target P7, docs/performance.md).
+ * loads it: with luxon, under it, it is a noticeable part of the start of every command that
+ * reads a config.
  *
  * It computes with luxon's DateTimes, and luxon gives each one the system's locale, which it asks
- * of a new Intl.DateTimeFormat the first time: that loads ICU's locale data, ~18 ms more.
+ * of a new Intl.DateTimeFormat the first time: that loads ICU's locale data, a cost more.
  * Nothing here formats a date with luxon, so its locale is fixed instead. Both are required from
  * node_modules, outside the CLI's bundle (scripts/bundle-cli.js), so that there is one luxon,
  * the one cron-parser requires.
@@ -47,9 +47,9 @@ export function cronExpressionProblem(expression: string): string | undefined {
  * In UTC (every network's zone unless its config names one) the fire time is found here, from
  * the cron's values (`plainCronFields`, or cron-parser's parse of an expression that is not
  * plain), by stepping through days and then through the day's listed hours, minutes and
- * seconds. cron-parser steps through luxon DateTimes a minute or an hour at a time, ~0.15 ms a
- * step: the previous fire of a daily cron took it ~30 ms (~60 steps) of every `thm status`
- * (target P7, docs/performance.md). The days match as cron-parser matches them (a
+ * seconds. cron-parser steps through luxon DateTimes a minute or an hour at a time, so the
+ * previous fire of a daily cron takes it dozens of steps, on every `thm status`. The days match
+ * as cron-parser matches them (a
  * test compares the two over thousands of expressions and times); expressions this does not
  * cover (L and # in a day field), other zones, and a search that finds nothing within 8 years
  * are left to cron-parser.
@@ -63,7 +63,7 @@ export function cronFireTime(
   if (isUtc(timeZone) && !expression.includes('#')) {
     // Its values only, which no zone changes; from cron-parser, parsed with no zone and no date
     // as the config's check parses it: given a named zone, even UTC, cron-parser's first
-    // DateTime took ~20 ms more (luxon looking the zone up, measured here).
+    // DateTime costs a zone lookup in luxon, which UTC does not need.
     const fields =
       plainCronFields(expression) ?? numeric(cronParser().parseExpression(expression).fields);
     const found = fields && utcFireTime(fields, from, direction);
@@ -74,6 +74,36 @@ export function cronFireTime(
     currentDate: new Date(from),
   });
   return (direction === 'next' ? parsed.next() : parsed.prev()).getTime();
+}
+
+/**
+ * The longest time between two consecutive fires of the cron in its zone, over the next
+ * `windowDays` (two weeks: a cron of weekdays only has its weekend in it, and each DST change
+ * of a year is within two weeks of one). How old a last success may grow before the next run is
+ * late: the worker reports it per network beside the last success (`/metrics`). Stops after
+ * `maxFires` fires: a cron that fires that often has no long gap to find.
+ */
+export function longestCronGapMs(
+  expression: string,
+  timeZone: string,
+  from: number,
+  windowDays = 15,
+  maxFires = 5_000,
+): number {
+  const fires = cronParser().parseExpression(expression, {
+    tz: timeZone,
+    currentDate: new Date(from),
+  });
+  let previous = fires.prev().getTime();
+  fires.reset(new Date(previous));
+  let longest = 0;
+  for (let i = 0; i < maxFires; i++) {
+    const next = fires.next().getTime();
+    longest = Math.max(longest, next - previous);
+    previous = next;
+    if (next - from > windowDays * DAY_MS) break;
+  }
+  return longest;
 }
 
 /** A cron's values, each field's in ascending order (as cron-parser gives them). */

@@ -67,7 +67,7 @@ export function isUtc(timeZone: string): boolean {
 /**
  * The calendar date at `epochMs` in `timeZone`. UTC, every network's zone unless its config
  * names one, is read off the ISO string: a command's first Intl.DateTimeFormat loads ICU's
- * time-zone data, ~15 ms of a `thm status` (target P7, docs/performance.md).
+ * time-zone data, which a command whose networks are all in UTC need not wait for.
  */
 export function localDate(epochMs: number, timeZone: string): IsoDate {
   if (isUtc(timeZone)) return new Date(epochMs).toISOString().slice(0, 10);

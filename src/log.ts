@@ -61,7 +61,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 /**
  * A logger that writes nothing (pure tests; a CLI command's Redis connection, which reports its
  * problems in its one-line error instead). Made at its first use: a command whose logger never
- * logs does not load pino (target P7, docs/performance.md).
+ * logs does not load pino.
  */
 export const silentLogger: Logger = createdOnFirstUse(() => loadPino()({ level: 'silent' }));
 

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cronExpressionProblem, cronFireTime, cronParser, plainCronFields } from '../src/cron.js';
+import {
+  cronExpressionProblem,
+  cronFireTime,
+  cronParser,
+  longestCronGapMs,
+  plainCronFields,
+} from '../src/cron.js';
 
 /** Deterministic pseudo-random numbers (a linear congruential generator). */
 function random(seed: number): () => number {
@@ -257,5 +263,21 @@ describe('plainCronFields: plain expressions read without cron-parser', () => {
     expect(cronExpressionProblem('5-3 * * * *')).toMatch(/Invalid range/);
     expect(cronExpressionProblem('0 7 31 2 *')).toMatch(/Invalid explicit day of month/);
     expect(cronExpressionProblem('0 7 * * MON')).toBeUndefined();
+  });
+});
+
+describe('longestCronGapMs: how long a schedule may go between two runs', () => {
+  const HOUR = 3_600_000;
+  const from = Date.parse('2026-10-20T12:00:00Z');
+  it.each([
+    ['0 7 * * *', 'UTC', 24 * HOUR],
+    ['*/15 * * * *', 'UTC', HOUR / 4],
+    // Friday to Monday.
+    ['0 7 * * 1-5', 'UTC', 72 * HOUR],
+    // The night clocks go back (Sunday 2026-10-25 in Berlin) has 25 hours.
+    ['0 7 * * *', 'Europe/Berlin', 25 * HOUR],
+    ['0 8 1 * *', 'UTC', 31 * 24 * HOUR],
+  ])('%s in %s', (cron, zone, expected) => {
+    expect(longestCronGapMs(cron, zone, from)).toBe(expected);
   });
 });

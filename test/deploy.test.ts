@@ -95,13 +95,16 @@ describe('Dockerfile', () => {
   const dockerfile = readFileSync('Dockerfile', 'utf8');
   const stages = dockerfile.match(/^FROM .+$/gm) ?? [];
 
-  it('is multi-stage on the Node major of package.json engines', () => {
+  it('is multi-stage on the newest Node major that package.json engines supports', () => {
     const engines = (
       JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }
     ).engines.node;
-    const major = /(\d+)/.exec(engines)?.[1];
+    const majors = [...engines.matchAll(/\^(\d+)\./g)].map((m) => Number(m[1]));
+    expect(majors).toEqual([22, 24]);
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage).toMatch(new RegExp(`^FROM node:${major}[.\\w-]*`));
+    for (const stage of stages) {
+      expect(stage).toMatch(new RegExp(`^FROM node:${Math.max(...majors)}[.\\w-]*`));
+    }
   });
 
   it('checks its health against /-/ready on the port deploy/thm.yaml sets', () => {

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SIGNIFICANCE_RULES } from '../../src/monitor/significance.js';
+import { writeListingFiles } from './listings.js';
 import { LEVELS, type VariationLevel } from './model.js';
 import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
 
@@ -11,7 +12,8 @@ import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
  * `npm run quality -- --compare` runs every significance rule of SIGNIFICANCE_RULES at several
  * minSignificance values instead and prints one line each. `--seeds 9-40`, `--set NAME=NUMBER`
  * (an alert setting) and `--no-memory` (no listed runs) change what is run; then nothing is
- * written.
+ * written. `--listings DIR` writes each simulated network's days as a listing file for
+ * `thm replay --listings` (docs/replay.md), and the report is not written either.
  */
 
 function line(label: string, report: QualityReport): string {
@@ -100,6 +102,18 @@ function main(argv: string[]): void {
   const settings = settingsOf(argv);
   const memory = !argv.includes('--no-memory');
   const levels = levelsOf(argv);
+  const listings = argv.indexOf('--listings');
+  if (listings >= 0) {
+    const dir = argv[listings + 1];
+    if (!dir) throw new Error('--listings takes a directory, e.g. --listings /tmp/listings');
+    // One level's networks: poisson unless --level names another.
+    const level = levels?.[0] ?? 'poisson';
+    const files = writeListingFiles(dir, { ...DEFAULT_OPTIONS, level, seeds });
+    console.log(`written ${files.length} listing files (${level}) in ${dir}, e.g.`);
+    console.log(`  thm replay --network ID --listings ${files[0]}`);
+    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, level, seeds, settings, memory })));
+    return;
+  }
   if (argv.includes('--compare')) {
     for (const level of levels ?? LEVELS) {
       for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {

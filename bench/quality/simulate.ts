@@ -324,9 +324,20 @@ function score(
   };
 }
 
+/** The networks of one seed, as the simulation builds them. */
+export function seedNetworks(
+  seed: number,
+  options: Pick<QualityOptions, 'incidentNetworks' | 'quietNetworks' | 'level'>,
+): SimNetwork[] {
+  const rng = new Random(seed * 7919 + 17);
+  const total = options.incidentNetworks + options.quietNetworks;
+  return Array.from({ length: total }, (_, n) =>
+    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks, options.level),
+  );
+}
+
 export function simulateSeed(seed: number, options: QualityOptions): SeedResult {
   const settings = alertsSchema.parse(options.settings ?? {});
-  const rng = new Random(seed * 7919 + 17);
   const result: SeedResult = {
     seed,
     networks: 0,
@@ -339,10 +350,7 @@ export function simulateSeed(seed: number, options: QualityOptions): SeedResult 
     noise: [],
     incidents: [],
   };
-  const total = options.incidentNetworks + options.quietNetworks;
-  for (let n = 0; n < total; n++) {
-    const withIncidents = n < options.incidentNetworks;
-    const network = buildNetwork(rng, `net${n + 1}`, withIncidents, options.level);
+  for (const network of seedNetworks(seed, options)) {
     const scored = score(
       seed,
       network,

@@ -16,7 +16,7 @@ export function loadCliConfig(command: Command): Config {
   return loadConfig({ file: globalOptions(command).config });
 }
 
-/** Made when it first logs: a command that logs nothing (most do not) does not load pino (P7). */
+/** Made when it first logs: a command that logs nothing (most do not) does not load pino. */
 export function cliLogger(config?: Config): Logger {
   return createdOnFirstUse(() => createLogger({ level: config?.logLevel }));
 }

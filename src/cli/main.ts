@@ -7,6 +7,7 @@ import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerNotifyCommands } from './commands/notify.js';
+import { registerReplayCommand } from './commands/replay.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSilenceCommands } from './commands/silence.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerStatusCommand(program);
   registerHistoryCommands(program);
+  registerReplayCommand(program);
   registerSilenceCommands(program);
   registerNotifyCommands(program);
   registerConfigCommands(program);
@@ -51,6 +53,7 @@ export function buildProgram(): Command {
       '  $ thm run traffic-check --all --wait     check every network now and print what changed',
       '  $ thm status --check                     exit 1 when a network is overdue or has a problem',
       "  $ thm silence add --network acme --isp 'Comcast' --for 7d --reason 'ticket 4411'",
+      '  $ thm replay --network acme --since 30d --set alerts.minSignificance=5',
       '  $ thm <command> --help                   options and more examples of one command',
       '',
       'Exit codes: 0 success, 1 a job or check failed, 2 usage or config error.',

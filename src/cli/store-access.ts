@@ -22,8 +22,7 @@ export async function withStore<T>(
   config: Config,
   work: (store: RedisStore, redis: RedisClient) => Promise<T>,
 ): Promise<T> {
-  // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis
-  // (target P7, docs/performance.md).
+  // Loaded here, not at the top: `thm --help` and commands without Redis start without ioredis.
   const [{ connectRedis, describeRedis }, { watchReach }] = await Promise.all([
     import('../redis/connection.js'),
     import('../redis/reach.js'),
@@ -35,7 +34,7 @@ export async function withStore<T>(
     connectTimeout: CLI_CONNECT_TIMEOUT_MS,
     disconnectTimeout: CLI_DISCONNECT_TIMEOUT_MS,
     // A command's reads go out together: `thm status` asks several keys of every network at
-    // once, and one write of them all costs less than one per command (target P7).
+    // once, and one write of them all costs less than one per command.
     enableAutoPipelining: true,
   });
   const reach = watchReach(redis, describeRedis(config.redis));

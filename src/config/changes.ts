@@ -33,6 +33,7 @@ const RESTART_ONLY = [
   'mail.',
   'worker.lockDurationMs',
   'worker.stalledIntervalMs',
+  'worker.sweepIntervalMs',
   'logLevel',
 ];
 
@@ -60,6 +61,7 @@ export function appliedConfig(before: Config, after: Config): Config {
       ...after.worker,
       lockDurationMs: before.worker.lockDurationMs,
       stalledIntervalMs: before.worker.stalledIntervalMs,
+      sweepIntervalMs: before.worker.sweepIntervalMs,
     },
   };
 }

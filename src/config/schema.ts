@@ -36,8 +36,7 @@ export function isValidTimeZone(zone: string): boolean {
 /**
  * Validated as the parser BullMQ's job schedulers use (cron-parser) reads it, with its message
  * (src/cron.ts). Each expression once a process: a fleet's networks share a few schedules, and
- * parsing the 200 crons of 100 networks took ~20 ms of every command that reads the config
- * (target P7, docs/performance.md).
+ * every command reads the config, so a hundred networks' crons are not parsed a hundred times.
  */
 export function cronProblem(expression: string): string | undefined {
   if (cronProblems.has(expression)) return cronProblems.get(expression);
@@ -450,8 +449,8 @@ export const configSchema = z
       .object({
         /**
          * Checks processed at once by one worker process. Each holds its network's whole API
-         * response while it runs, so this bounds memory; 2 keeps a 2-core worker busy (P3 in docs/performance.md:
-         * ~68k pairs/s at ~260 MB peak, where 4 gave ~72k at ~290 MB). Raise it for slow
+         * response while it runs, so this bounds memory; 2 keeps a 2-core worker busy, and more
+         * adds memory for little throughput (docs/performance.md). Raise it for slow
          * APIs, where a check mostly waits. Also the most connections the worker keeps to one
          * API host, which its networks share (src/jobs/runtime.ts).
          */
@@ -464,6 +463,11 @@ export const configSchema = z
         lockDurationMs: z.number().int().min(1_000).default(60_000),
         /** How often workers look for such stalled jobs. */
         stalledIntervalMs: z.number().int().min(500).default(30_000),
+        /**
+         * How often each worker sweeps: puts back the job schedulers its config holds that are
+         * missing, hands out the outbox's due entries, and renews its advert to the others.
+         */
+        sweepIntervalMs: z.number().int().min(100).max(600_000).default(60_000),
       })
       .strict()
       .prefault({}),

@@ -28,8 +28,7 @@ export function configWarnings(
 ): ConfigWarning[] {
   const inDstGap = dstGapChecker(now);
   // Per (pattern, zone), asked once: a fleet's networks mostly share a schedule, and walking a
-  // cron through two days took ~5 ms a network (1,000 networks: seconds of a worker's start,
-  // target P5, docs/performance.md).
+  // cron through two days for each network would hold up a large fleet's worker start.
   const schedules = new Map<string, { gaps: string[]; interval: number }>();
   const schedule = (pattern: string, timeZone: string) => {
     const key = `${timeZone} ${pattern}`;

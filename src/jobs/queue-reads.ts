@@ -3,9 +3,9 @@ import type { RedisClient } from '../redis/connection.js';
 
 /**
  * What `thm status` reads of the BullMQ queues, read straight from Redis: each queue's job
- * counts and each job scheduler's next time. Loading BullMQ for it cost a status about 80 ms of
- * its 0.5 s budget, and its per-scheduler reads 200 round trips for 100 networks (target P7,
- * docs/performance.md). This couples status to BullMQ's key layout, pinned by the version in
+ * counts and each job scheduler's next time. Loading BullMQ for it would be a large part of a
+ * status's start, and its per-scheduler reads a round trip per network and kind. This couples
+ * status to BullMQ's key layout, pinned by the version in
  * package.json; test/jobs/queue-reads.test.ts compares every figure with BullMQ's own on real
  * queues, so an upgrade that moves a key fails there.
  *

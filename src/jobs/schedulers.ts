@@ -9,9 +9,14 @@ import { parseSchedulerId, schedulerId, type CheckKind } from './names.js';
 
 /**
  * One BullMQ job scheduler per network and job kind (cron + the network's time zone), made to
- * match the config when a worker starts: missing or changed ones upserted, those of networks no
- * longer configured removed. Replicas starting together take turns under a short Redis lock;
- * unchanged schedulers are left alone, so a restart does not disturb the next run.
+ * match the config when a worker starts and after a reload (`reconcileSchedulers`: missing or
+ * changed ones upserted), and kept there by every sweep of every worker (`healSchedulers`:
+ * missing ones added again, after a Redis that lost its data, a FLUSHALL, a failover). A
+ * scheduler is removed only when no live worker's config holds it (store/worker-adverts.ts), so
+ * a replica with an older config never takes another's networks away. Replicas take turns
+ * under a short Redis lock; unchanged schedulers are left alone, so a restart does not disturb
+ * the next run, and a sweep never changes a scheduler's cron: two replicas whose crons differ
+ * (a rolling deploy) do not undo each other every minute; the one started last set it.
  */
 export interface DesiredScheduler {
   id: string;
@@ -59,6 +64,11 @@ export interface ReconcileOptions {
   logger: Logger;
   /** Parallel upserts in flight. */
   concurrency?: number;
+  /**
+   * Called first, under the lock: publishes this worker's advert and answers the schedulers
+   * that other live workers hold, which are never removed. Absent: none are.
+   */
+  liveWorkers?: () => Promise<ReadonlySet<string>>;
 }
 
 /** The scheduled jobs' retry settings, from the config's worker section. */
@@ -68,6 +78,7 @@ export function schedulerJobOptions(config: Config): ReconcileOptions['jobOption
 
 export async function reconcileSchedulers(options: ReconcileOptions): Promise<ReconcileResult> {
   return withLock(options.redis, options.lockKey, 30_000, async () => {
+    const heldElsewhere = (await options.liveWorkers?.()) ?? new Set<string>();
     const desired = desiredSchedulers(options.networks);
     const existing = new Map<string, { pattern?: string; tz?: string; attempts?: number }>();
     const total = await options.queue.getJobSchedulersCount();
@@ -86,7 +97,9 @@ export async function reconcileSchedulers(options: ReconcileOptions): Promise<Re
         current.attempts !== options.jobOptions.attempts
       );
     });
-    const toRemove = [...existing.keys()].filter((id) => parseSchedulerId(id) && !wanted.has(id));
+    const toRemove = [...existing.keys()].filter(
+      (id) => parseSchedulerId(id) && !wanted.has(id) && !heldElsewhere.has(id),
+    );
 
     await inBatches(toUpsert, options.concurrency ?? 64, (d) =>
       upsertScheduler(options.queue, d, options.jobOptions),
@@ -101,6 +114,55 @@ export async function reconcileSchedulers(options: ReconcileOptions): Promise<Re
     };
     options.logger.info(result, 'job schedulers reconciled');
     return result;
+  });
+}
+
+export interface HealResult {
+  /** Held by this worker's config and missing: added again. */
+  added: string[];
+  /** Held by no live worker: removed. */
+  removed: string[];
+  /** Present, but their next job was lost: added back. */
+  restored: string[];
+}
+
+/**
+ * A worker's sweep: under the lock, this worker's advert published, its config's schedulers
+ * that are missing added again (with a warning: something lost them), those no live worker
+ * holds removed, and those whose next job was lost given it back. A scheduler that exists is
+ * never changed here (see the module's comment).
+ */
+export async function healSchedulers(
+  options: Omit<ReconcileOptions, 'liveWorkers'> & {
+    liveWorkers: () => Promise<ReadonlySet<string>>;
+  },
+): Promise<HealResult> {
+  const { queue, redis, logger } = options;
+  return withLock(redis, options.lockKey, 30_000, async () => {
+    const heldElsewhere = await options.liveWorkers();
+    const desired = desiredSchedulers(options.networks);
+    const wanted = new Set(desired.map((d) => d.id));
+    const existing = new Set(
+      (await redis.zrange(queue.toKey('repeat'), 0, -1)).filter((id) => parseSchedulerId(id)),
+    );
+    const missing = desired.filter((d) => !existing.has(d.id));
+    await inBatches(missing, options.concurrency ?? 64, (d) =>
+      upsertScheduler(queue, d, options.jobOptions),
+    );
+    for (const d of missing)
+      logger.warn(
+        { scheduler: d.id, network: d.networkId },
+        `job scheduler ${d.id} was missing (Redis lost it: a restart without persistence, a FLUSHALL, a failover?); added again`,
+      );
+    const unheld = [...existing].filter((id) => !wanted.has(id) && !heldElsewhere.has(id));
+    await inBatches(unheld, options.concurrency ?? 64, (id) => queue.removeJobScheduler(id));
+    for (const id of unheld)
+      logger.info(
+        { scheduler: id },
+        `job scheduler ${id} removed: no live worker's config holds it any more`,
+      );
+    const restored = await restoreLostSchedulerJobs(options);
+    return { added: missing.map((d) => d.id), removed: unheld, restored };
   });
 }
 

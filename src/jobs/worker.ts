@@ -32,12 +32,7 @@ import {
 } from '../redis/connection.js';
 import { createReloader, type ReloadTrigger } from './reload.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import {
-  reconcileSchedulers,
-  restoreLostSchedulerJobs,
-  schedulerJobOptions,
-  withLock,
-} from './schedulers.js';
+import { createSchedulerKeeper } from './scheduler-keeper.js';
 import { STOP_WITHOUT_REDIS_MS } from './signals.js';
 import type { CheckOutcome } from './traffic-check.js';
 
@@ -58,6 +53,11 @@ export interface RunningWorker {
   metrics: WorkerMetrics;
   /** The monitoring server and health check, when `monitoring.port` (or the option) is set. */
   monitoring?: Monitoring;
+  /**
+   * How this worker names itself to the others (host-pid) in its advert, when it keeps the
+   * schedulers (jobs/scheduler-keeper.ts).
+   */
+  schedulerInstance?: string;
   /** Reads the config again and applies it (SIGHUP, POST /-/reload); with `loadConfig` only. */
   reload?: (trigger: ReloadTrigger) => Promise<ReloadResult>;
   /** Graceful: stop taking jobs, let active ones finish, close every connection. */
@@ -131,7 +131,28 @@ async function startProcessing(
     onUnconfirmed: (operation, why) =>
       logger.warn({ operation }, `redis ${operation}: not confirmed by a replica: ${why}`),
   });
-  const metrics = createWorkerMetrics({ networks: config.networks, store, queues });
+  const sweepIntervalMs = options.sweepIntervalMs ?? config.worker.sweepIntervalMs;
+  // Keeps the schedulers with the other live workers (jobs/scheduler-keeper.ts); absent when
+  // this worker does not schedule (tests and the demo drive jobs by hand).
+  const keeper =
+    options.schedulers === false
+      ? undefined
+      : createSchedulerKeeper({
+          queue: checksQueue,
+          redis,
+          store,
+          prefix,
+          logger,
+          sweepIntervalMs,
+          now: options.now ?? Date.now,
+          onScheduled: (networkIds) => store.markScheduled(networkIds, (options.now ?? Date.now)()),
+        });
+  const metrics = createWorkerMetrics({
+    networks: config.networks,
+    store,
+    queues,
+    ...(keeper ? { scheduling: () => keeper.coverage() } : {}),
+  });
   const runtime = createRuntime({
     config,
     store,
@@ -146,22 +167,7 @@ async function startProcessing(
     },
   });
 
-  const schedulerLock = `${prefix}:lock:schedulers`;
-  const schedule = async (from: Config) => {
-    await reconcileSchedulers({
-      queue: checksQueue,
-      redis,
-      lockKey: schedulerLock,
-      networks: from.networks,
-      jobOptions: schedulerJobOptions(from),
-      logger,
-    });
-    await store.markScheduled(
-      from.networks.map((n) => n.id),
-      (options.now ?? Date.now)(),
-    );
-  };
-  if (options.schedulers !== false) await schedule(config);
+  await keeper?.reconcile(config);
 
   const transport = createMailTransport(config.mail, logger);
   const sender = new NotificationSender({
@@ -247,20 +253,11 @@ async function startProcessing(
       ),
     );
 
-  // A scheduler whose next job was lost is added again (jobs/schedulers.ts), under the lock a
-  // reconciliation takes, with the config in force then: never one a reload has just removed.
-  const restoreSchedulers = () =>
-    withLock(redis, schedulerLock, 30_000, () =>
-      restoreLostSchedulerJobs({
-        queue: checksQueue,
-        redis,
-        networks: runtime.config.networks,
-        jobOptions: schedulerJobOptions(runtime.config),
-        logger,
-      }),
-    );
-  // Every minute: the outbox's due entries, the unreadable-state episodes of networks whose
-  // state reads again (jobs/unreadable-state.ts), and the schedulers' next jobs.
+  // Every minute (worker.sweepIntervalMs): the outbox's due entries, the unreadable-state
+  // episodes of networks whose state reads again (jobs/unreadable-state.ts), and the
+  // schedulers: this worker's advert renewed, its config's missing schedulers added again and
+  // lost next jobs given back, under the lock a reconciliation takes, with the config in force
+  // then (never one a reload has just removed).
   const sweep = () => {
     const now = (options.now ?? Date.now)();
     return Promise.all([
@@ -270,15 +267,13 @@ async function startProcessing(
       handOverRepairedEpisodes(runtime, now).catch((error: Error) =>
         logger.warn(`unreadable-state sweep failed: ${error.message}`),
       ),
-      options.schedulers === false
-        ? undefined
-        : restoreSchedulers().catch((error: Error) =>
-            logger.warn(`scheduler check failed: ${error.message}`),
-          ),
+      keeper
+        ?.heal(runtime.config)
+        .catch((error: Error) => logger.warn(`scheduler check failed: ${error.message}`)),
     ]);
   };
   await sweep();
-  const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
+  const sweeper = setInterval(sweep, sweepIntervalMs);
   sweeper.unref();
   const mailVia = describeMailTransport(config.mail);
   logger.info(
@@ -306,11 +301,11 @@ async function startProcessing(
           const jobOptionsChanged =
             before.worker.attempts !== applied.worker.attempts ||
             before.worker.backoffMs !== applied.worker.backoffMs;
-          if (options.schedulers !== false && schedulesChanged(changes, jobOptionsChanged))
-            await schedule(applied);
+          if (keeper && schedulesChanged(changes, jobOptionsChanged))
+            await keeper.reconcile(applied);
         },
         store,
-        instance: `${hostname()}-${process.pid}`,
+        instance: keeper?.instance ?? `${hostname()}-${process.pid}`,
         logger,
         now: options.now,
       })
@@ -325,14 +320,21 @@ async function startProcessing(
     checksQueue,
     redis,
     metrics,
+    ...(keeper ? { schedulerInstance: keeper.instance } : {}),
     ...(reloader ? { reload: (trigger: ReloadTrigger) => reloader.reload(trigger) } : {}),
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
         const graceful = (async () => {
+          // Withdrawn at once, beside the rest: the schedulers only this worker holds may go as
+          // soon as no live worker holds them.
+          const withdrawn = keeper
+            ?.withdraw()
+            .catch((error: Error) => logger.debug(`advert not withdrawn: ${error.message}`));
           await monitoring?.close();
           await reloader?.close();
           await Promise.all([checksWorker.close(), mailWorker.close(), channelsWorker.close()]);
+          await withdrawn;
           await Promise.all(queues.map((queue) => queue.close()));
         })();
         // Active jobs finish only with Redis: without it, stop waiting after a bound.
@@ -373,6 +375,7 @@ async function startProcessing(
         workers: [checksWorker, mailWorker, channelsWorker],
         queues,
         canaryIntervalMs: options.monitoring?.canaryIntervalMs,
+        ...(keeper ? { moreProblems: () => keeper.problems() } : {}),
         ...(reloader
           ? {
               reload: () => reloader.reload('http'),

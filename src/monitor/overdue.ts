@@ -92,9 +92,8 @@ export function overdueStatus(
 
 /**
  * The cron's next or previous fire time from `from`, in the zone, memoised: one `thm status`
- * asks the same question for every network that shares a schedule, and cron-parser took ~5 ms
- * to answer it (half a second for 100 networks; target P7, docs/performance.md; src/cron.ts
- * answers most of them faster now).
+ * asks the same question for every network that shares a schedule, and cron-parser answers it
+ * slowly (src/cron.ts answers the plain ones in UTC itself).
  */
 const fireTimes = new Map<string, number>();
 

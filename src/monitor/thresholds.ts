@@ -70,7 +70,7 @@ export function severityOf(dropPercent: number, settings: Thresholds): Severity 
 
 /**
  * Active pairs counted by the severity of their last drops, in percent (`thm status`, the
- * metrics: store/redis-store.ts, NetworkOverview.activeDrops).
+ * metrics: store/network-state.ts, NetworkOverview.activeDrops).
  */
 export function countBySeverity(
   dropPercents: readonly number[],

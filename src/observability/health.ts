@@ -48,6 +48,11 @@ export interface HealthOptions {
   confirmReplicas?: number;
   /** Longest wait for Redis in one check. @defaultValue 2000 */
   redisTimeoutMs?: number;
+  /**
+   * More problems read from Redis when it answers (the job schedulers: missing ones, workers
+   * whose configs differ), asked beside the role and bounded the same way.
+   */
+  moreProblems?: () => Promise<string[]>;
   now?: () => number;
 }
 
@@ -155,7 +160,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
     }
     // The node's role and the queues' pause flags, asked at once (each bounded): a slow Redis
     // costs one timeout, not two. Their problems keep this order.
-    const [roleAnswer, pausedAnswer] = await Promise.allSettled([
+    const [roleAnswer, pausedAnswer, moreAnswer] = await Promise.allSettled([
       redisOk && options.roleKey !== undefined
         ? withTimeout(
             checkRedisRole(redis, options.roleKey, options.confirmReplicas ?? 0),
@@ -165,6 +170,9 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
         : undefined,
       redisOk
         ? withTimeout(Promise.all(options.queues.map((q) => q.isPaused())), redisTimeoutMs, 'redis')
+        : undefined,
+      redisOk && options.moreProblems
+        ? withTimeout(options.moreProblems(), redisTimeoutMs, 'redis')
         : undefined,
     ]);
     let role: RedisRole | undefined;
@@ -178,6 +186,8 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       options.queues.forEach((q, i) => {
         if (pausedAnswer.value?.[i]) problems.push(`queue ${q.name}: paused`);
       });
+    if (moreAnswer.status === 'rejected') problems.push(redisProblem(moreAnswer.reason));
+    else problems.push(...(moreAnswer.value ?? []));
     return {
       ok: problems.length === 0,
       problems,

@@ -2,6 +2,9 @@ import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRequestEvent } from '../api/client.js';
 import type { NetworkConfig } from '../config/load.js';
+import { longestCronGapMs } from '../cron.js';
+import type { ScheduleCoverage } from '../jobs/schedule-coverage.js';
+import { desiredSchedulers } from '../jobs/schedulers.js';
 import { countBySeverity } from '../monitor/thresholds.js';
 import type { Severity } from '../monitor/types.js';
 import { EMAIL_CHANNEL } from '../notification-names.js';
@@ -65,6 +68,12 @@ export interface MetricsOptions {
   redisTimeoutMs?: number;
   /** Process metrics (CPU, memory, event loop lag, GC) with the thm_ prefix. @defaultValue true */
   processMetrics?: boolean;
+  /**
+   * The job schedulers as the live workers' adverts see them (jobs/scheduler-keeper.ts), for
+   * `thm_scheduler_present`, `thm_workers_live` and `thm_worker_config_variants`; absent (a
+   * worker that does not schedule): those are not reported.
+   */
+  scheduling?: () => Promise<ScheduleCoverage>;
   now?: () => number;
 }
 
@@ -102,6 +111,9 @@ interface RedisFigures {
   outbox: Record<string, { pending: number; failed: number }>;
   active: Array<{ network: string; severity: Severity; count: number }>;
   lastSuccess: Array<{ network: string; at: number }>;
+  /** When each configured network was first scheduled, when Redis has it. */
+  scheduledSince: Map<string, number>;
+  scheduling?: ScheduleCoverage;
 }
 
 const QUEUE_STATES = [
@@ -121,6 +133,7 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
   let networkIds = new Set(networks.map((n) => n.id));
   let channelNames = channelNamesOf(networks);
   const now = options.now ?? Date.now;
+  const startedAt = now();
   const cacheMs = options.cacheMs ?? 5_000;
   const redisTimeoutMs = options.redisTimeoutMs ?? 2_000;
   if (options.processMetrics !== false) {
@@ -240,20 +253,95 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
         this.set({ network, severity }, count);
     },
   });
+  // Every configured network has its series from the worker's start, so a run that does not
+  // happen shows as an old timestamp, never as a series gone (an alert on its age would then
+  // never fire). Its value: the last success Redis has, or the latest this worker has seen (a
+  // Redis that lost its data, or does not answer now), or, for a network with none, when it
+  // was first scheduled, or this worker's start: its age is then how long it has gone
+  // unchecked since it was first watched.
+  const remembered = new Map<string, number>();
+  /** The earliest this worker knows each network was watched: first scheduled, or its start. */
+  const watchedSince = new Map<string, number>();
   new Gauge({
     name: 'thm_last_successful_traffic_check_timestamp_seconds',
-    help: 'When the last traffic-check of a network that did not fail finished, as a Unix time (read from Redis).',
+    help: 'When the last traffic-check of a network that did not fail finished, as a Unix time (read from Redis; the latest this worker saw when Redis has none or does not answer; for a network that never had one, when it was first scheduled or this worker started).',
     labelNames: ['network'] as const,
     registers,
     async collect() {
       const read = await figures();
+      for (const { network, at } of read?.lastSuccess ?? [])
+        remembered.set(network, Math.max(at, remembered.get(network) ?? 0));
       this.reset();
-      for (const { network, at } of read?.lastSuccess ?? []) this.set({ network }, at / 1000);
+      for (const network of networks) {
+        // Kept across a Redis that lost its data (the first scheduling is then marked again).
+        const since = Math.min(
+          watchedSince.get(network.id) ?? startedAt,
+          read?.scheduledSince.get(network.id) ?? startedAt,
+        );
+        watchedSince.set(network.id, since);
+        const at = remembered.get(network.id) ?? since;
+        this.set({ network: network.id }, Math.round(at / 1000));
+      }
     },
   });
+  new Gauge({
+    name: 'thm_traffic_check_overdue_after_seconds',
+    help: "How old a network's last successful traffic-check may grow before the check is overdue: the longest time between two runs its cron allows (in its zone, over the coming two weeks) plus its trafficCheck.graceMinutes.",
+    labelNames: ['network'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const network of networks)
+        this.set({ network: network.id }, overdueAfterSeconds(network, startedAt));
+    },
+  });
+  if (options.scheduling) {
+    new Gauge({
+      name: 'thm_scheduler_present',
+      help: "1 when a job scheduler this worker's config holds is in Redis, 0 when it is missing (the worker's next sweep adds it back), by network and kind (read from Redis).",
+      labelNames: ['network', 'kind'] as const,
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        if (!read?.scheduling) return;
+        const missing = new Set(read.scheduling.missing.map((m) => m.id));
+        for (const d of desiredSchedulers(networks))
+          this.set({ network: d.networkId, kind: d.kind }, missing.has(d.id) ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: 'thm_workers_live',
+      help: 'Workers that said they run within their last few sweeps (their adverts in Redis).',
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        if (read?.scheduling) this.set(read.scheduling.workers);
+      },
+    });
+    new Gauge({
+      name: 'thm_worker_config_variants',
+      help: 'How many different configs the live workers run: 1 when they agree (thm status and /healthz say how they differ).',
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        if (read?.scheduling) this.set(read.scheduling.variants);
+      },
+    });
+  }
 
   const networkLabel = (networkId: unknown): string =>
     typeof networkId === 'string' && networkIds.has(networkId) ? networkId : 'unknown';
+  // Each network's runs counted from 0 at the start, for each kind it is scheduled for: an
+  // `increase()` of failures then has a series to read before the first one.
+  const countFromZero = (list: readonly NetworkConfig[]) => {
+    for (const d of desiredSchedulers(list))
+      for (const outcome of ['ok', 'failed'] as const)
+        jobRuns.inc({ kind: d.kind, network: d.networkId, outcome }, 0);
+  };
+  countFromZero(networks);
 
   return {
     registry,
@@ -275,6 +363,7 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
       networks = next;
       networkIds = new Set(next.map((n) => n.id));
       channelNames = channelNamesOf(next);
+      countFromZero(next);
     },
     recordNotification(networkId, kind, state, channel = EMAIL_CHANNEL) {
       notifications.inc({
@@ -297,7 +386,7 @@ async function readRedisFigures(
   now: number,
 ): Promise<RedisFigures> {
   const { store, networks, queues } = options;
-  const [queueCounts, outbox, perNetwork] = await Promise.all([
+  const [queueCounts, outbox, perNetwork, scheduledSince, scheduling] = await Promise.all([
     Promise.all(
       queues.map(async (queue) => ({
         queue: queue.name,
@@ -306,6 +395,8 @@ async function readRedisFigures(
     ),
     store.outboxCountsByChannel(['pending', 'failed']),
     Promise.all(networks.map((network) => readNetworkFigures(store, network, now))),
+    store.scheduledSince(networks.map((n) => n.id)),
+    options.scheduling?.(),
   ]);
   // Every configured channel and e-mail has its series, at 0 when nothing waits.
   const byChannel: RedisFigures['outbox'] = {};
@@ -318,7 +409,24 @@ async function readRedisFigures(
     outbox: byChannel,
     active: perNetwork.flatMap((n) => n.active),
     lastSuccess: perNetwork.flatMap((n) => (n.lastSuccess === undefined ? [] : [n.lastSuccess])),
+    scheduledSince,
+    ...(scheduling ? { scheduling } : {}),
   };
+}
+
+/** Worked out once per network's schedule (a cron's gaps take a moment to find). */
+const overdueAfter = new Map<string, number>();
+
+function overdueAfterSeconds(network: NetworkConfig, from: number): number {
+  const { cron, graceMinutes } = network.trafficCheck;
+  const key = `${cron} ${network.timezone} ${graceMinutes}`;
+  let seconds = overdueAfter.get(key);
+  if (seconds === undefined) {
+    seconds = Math.round(longestCronGapMs(cron, network.timezone, from) / 1000) + graceMinutes * 60;
+    if (overdueAfter.size >= 1_000) overdueAfter.clear();
+    overdueAfter.set(key, seconds);
+  }
+  return seconds;
 }
 
 async function readNetworkFigures(

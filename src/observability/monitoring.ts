@@ -43,6 +43,8 @@ export async function startMonitoring(parts: {
   queues: readonly Queue[];
   logger: Logger;
   canaryIntervalMs?: number;
+  /** More /healthz problems read from Redis (the schedulers: jobs/scheduler-keeper.ts). */
+  moreProblems?: () => Promise<string[]>;
   /** POST /-/reload; absent: 404. */
   reload?: () => Promise<ReloadResult>;
   /** "config reload failed: ..." while the last reload failed. */
@@ -58,6 +60,7 @@ export async function startMonitoring(parts: {
     roleKey: storeKeys(config.redis.prefix).networks,
     confirmReplicas: config.redis.confirm.replicas,
     ...(parts.canaryIntervalMs !== undefined ? { intervalMs: parts.canaryIntervalMs } : {}),
+    ...(parts.moreProblems ? { moreProblems: parts.moreProblems } : {}),
   });
   const server = startMonitoringServer({
     listener: parts.listener,

@@ -226,9 +226,9 @@ export function isReady(client: RedisClient): boolean {
 }
 
 /**
- * Resolves once `client` has been unreachable (not ready) for `ms` in all since the call, or at
- * the first poll once it has ended for good (ioredis no longer reconnects it: waiting cannot
- * help); `cancel` stops watching. Polls the connection's status, which ioredis keeps while it
+ * Resolves once `client` has been unreachable (not ready) for `ms` in all since the call, or as
+ * soon as it has ended for good (ioredis no longer reconnects it: waiting cannot help; already
+ * ended at the call, it resolves before any other work can finish); `cancel` stops watching. Polls the connection's status, which ioredis keeps while it
  * reconnects.
  *
  * In all, not in a row: a connection left on a node that became a replica reconnects at each
@@ -245,6 +245,7 @@ export function unreachableFor(
   let down = 0;
   let last = Date.now();
   const gone = new Promise<void>((resolve) => {
+    if (client.status === 'end') return resolve();
     timer = setInterval(() => {
       const now = Date.now();
       if (!isReady(client)) down += now - last;

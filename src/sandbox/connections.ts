@@ -6,7 +6,7 @@ import type { SandboxNetwork } from './scenario.js';
  * Marketplace connections of the sandbox (POST /partners/connections/table and GET
  * /partners/connections): the scenario's `connections` count per network, every tenth deleted,
  * every fifth other pending, the rest active. Paged by the query's page/page_size (defaults 1
- * and 50); page_size is capped at 200 (the seed allows endpoints a cap below 2,000) and the cap
+ * and 50); page_size is capped at 200 (the API allows endpoints a cap below 2,000) and the cap
  * is reported in paging.page_size. Unknown filters.status: 400.
  */
 

@@ -12,8 +12,8 @@ import {
 
 /**
  * The active pairs of one network as ONE blob (one hash field), so that a run reads and
- * writes its whole history in one command however many pairs there are (target P2, docs/performance.md), and each
- * pair costs only its own bytes (target P4).
+ * writes its whole history in one command however many pairs there are, and each pair costs
+ * only its own bytes.
  *
  * Format (store/domain-lists.ts): a domain's id and URL once, then its pairs, STRIDE values each:
  *   isp, firstSeen, lastSeen, lastNotified (day numbers), severity (1 critical, 0 warning),
@@ -93,6 +93,15 @@ function writeDrop(out: ItemWriter, dropPercent: number, quietDay: number): void
   out.number(quietDay);
 }
 
+/**
+ * A drop as the next run reads it back: in hundredths. Everything else of a pair is kept as it
+ * is; `thm replay` carries its history from run to run in memory and rounds this alone
+ * (replay/state.ts).
+ */
+export function keptDropPercent(dropPercent: number): number {
+  return Math.round(dropPercent * 100) / 100;
+}
+
 function corrupt(detail: string): ThmError {
   return new ThmError('THM_STORE', `stored active pairs are unreadable (${detail})`);
 }
@@ -108,7 +117,7 @@ const FORMAT: StoredFormat = {
 /**
  * The stored pairs in their stored order, as a list: keyed by nothing, because the one reader
  * that looks pairs up (classification) indexes them by domain id and ISP itself, and a Map by
- * pairKey cost 10,000 concatenated keys hashed once for nothing (target P1, docs/performance.md).
+ * pairKey would make and hash a concatenated key a pair for nothing.
  * Each pair is stored once: `encodeActive` writes the history of one classification. The blob
  * is read from the bytes Redis returns (store/domain-lists.ts).
  */
@@ -135,7 +144,7 @@ export function decodeActive(blob: string | Buffer | null | undefined): ActivePa
 
 /**
  * Each stored pair's last drop, checked as `decodeActive` checks it but with no object a pair:
- * what `thm status` and the metrics count by severity (target P7, docs/performance.md).
+ * what `thm status` and the metrics count by severity.
  */
 export function activeDropPercents(blob: string | Buffer | null | undefined): number[] {
   return readItems(blob, FORMAT, (_domainId, _url, values, i) => values[i + DROP] as number);

@@ -27,6 +27,8 @@ import type { IsoDate, RunKind } from '../monitor/types.js';
  *   P:store:outbox:lease:<id>   string, the sender delivering <id> now (expires: PX)
  *   P:store:reload-failed:<w>   string, JSON {message, at}: worker <w>'s last config reload
  *                               failed (expires; removed when a good config loads)
+ *   P:store:workers             hash worker instance -> its advert JSON (store/worker-adverts.ts):
+ *                               the schedulers its config holds, until when it is live
  *
  * Redis Cluster: with a hash-tagged prefix such as "{thm}" every key above hashes to the slot
  * of "thm", so the multi-key scripts (a run's commit touches the network hash and the outbox)
@@ -51,6 +53,7 @@ export interface StoreKeys {
   reloadFailed(instance: string): string;
   /** SCAN pattern of every reloadFailed key. */
   reloadFailedPattern: string;
+  workers: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -73,6 +76,7 @@ export function storeKeys(prefix: string): StoreKeys {
     reloadFailed: (instance) =>
       `${base}:reload-failed:${instance.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
     reloadFailedPattern: `${base.replace(/[*?[\]\\]/g, '\\$&')}:reload-failed:*`,
+    workers: `${base}:workers`,
   };
 }
 
@@ -127,7 +131,7 @@ export function isRunField(field: string): boolean {
  * A line of the network's index: "<as-of> <field>", and for a run record
  * "<as-of>|<finishedAt>|<outcome> <field>": what choosing the latest runs reads of the record
  * (its kind is in the field's name), so that `thm status` need not read two months of records to
- * find the newest (target P7, docs/performance.md). The commit script prunes by the text before
+ * find the newest. The commit script prunes by the text before
  * the space compared with the cutoff date, and a longer head compares as its date does. Lines
  * written before run records carried these are "<as-of> <field>": their records are read.
  */
@@ -145,9 +149,8 @@ export function parseIndexLine(line: string): {
   field: string;
   run?: { kind: string | undefined; outcome: string; finishedAt: number };
 } {
-  // By positions, not by split: `thm status` reads every line of every network's index (~120
-  // a network with two months of records), and splitting each made ~40 ms of garbage and
-  // interpreted code for 100 networks (target P7, docs/performance.md).
+  // By positions, not by split: `thm status` reads every line of every network's index (about
+  // 120 a network with two months of records), and a split of each is garbage for nothing.
   const space = line.indexOf(' ');
   const field = line.slice(space + 1);
   if (space < 0 || !isRunField(field)) return { field };

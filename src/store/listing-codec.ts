@@ -17,7 +17,7 @@ import type { ClassCounts } from '../monitor/types.js';
  *    "network": 42,                       the entries' network_id (the first entry's)
  *    "domains": [id, url, id, url, ...],  each (domain id, URL) once, in order of first sight
  *    "isps": ["...", ...],                each ISP name once, in order of first sight
- *    "columns": [[...], ...]}             COLUMNS, each with one value per entry, in the API's order
+ *    "columns": [[...], ...]}             COLUMNS, one value per entry each, in the API's order
  *
  * In columns, not one array per entry: like values side by side compress better (about 27
  * bytes an entry against 30). The 7-day click trend is kept as sent because the decision reads
@@ -46,6 +46,10 @@ const COLUMNS = [
   'thirty_days_ago_revenue',
   'yesterday_seven_days_ago_total_clicks_trend',
 ] as const;
+
+/** One array per column, in the order of COLUMNS. */
+type Columns = ColumnArrays<typeof COLUMNS>;
+type ColumnArrays<T extends readonly string[]> = { -readonly [K in keyof T]: Array<number | null> };
 
 /** The alert a run decided, as `thm replay` shows it beside what the replay would send. */
 export interface SentAlert {
@@ -84,24 +88,8 @@ export function listingSize(listing: ListingColumns): number {
 /** The entries in their compact form, in their order. */
 export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
   const n = entries.length;
-  const column = () => new Array<number | null>(n);
-  const [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend] = [
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-    column(),
-  ];
+  const columns = COLUMNS.map(() => new Array<number | null>(n)) as Columns;
+  const [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend] = columns;
   const domains: Array<number | string> = [];
   const isps: string[] = [];
   // A domain's URL is the same on all its entries, as a rule; a domain with two keeps both.
@@ -141,8 +129,6 @@ export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
     r30[i] = e.thirty_days_ago_revenue;
     trend[i] = e.yesterday_seven_days_ago_total_clicks_trend ?? null;
   }
-  // In the order of COLUMNS.
-  const columns = [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend];
   return { network: entries[0]?.network_id ?? 0, domains, isps, columns };
 }
 
@@ -153,27 +139,27 @@ export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
 export function listingEntries(listing: ListingColumns): IspTrend[] {
   const { network, domains, isps, columns } = listing;
   const [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend] =
-    columns as Array<Array<number | null>>;
+    columns as Columns;
   const n = listingSize(listing);
   const entries = new Array<IspTrend>(n);
   for (let i = 0; i < n; i++) {
-    const d = domain![i]! * 2;
-    const clicks = c0![i]!;
-    const clicks7 = c7![i]!;
-    const clicks14 = c14![i]!;
-    const clicks30 = c30![i]!;
-    const conv = v0![i]!;
-    const conv7 = v7![i]!;
-    const conv14 = v14![i]!;
-    const conv30 = v30![i]!;
-    const rev = r0![i]!;
-    const rev7 = r7![i]!;
-    const rev14 = r14![i]!;
-    const rev30 = r30![i]!;
+    const d = domain[i]! * 2;
+    const clicks = c0[i]!;
+    const clicks7 = c7[i]!;
+    const clicks14 = c14[i]!;
+    const clicks30 = c30[i]!;
+    const conv = v0[i]!;
+    const conv7 = v7[i]!;
+    const conv14 = v14[i]!;
+    const conv30 = v30[i]!;
+    const rev = r0[i]!;
+    const rev7 = r7[i]!;
+    const rev14 = r14[i]!;
+    const rev30 = r30[i]!;
     entries[i] = {
       network_id: network,
       network_tracking_domain_id: domains[d] as number,
-      isp: isps[isp![i]!]!,
+      isp: isps[isp[i]!]!,
       yesterday_total_clicks: clicks,
       seven_days_ago_total_clicks: clicks7,
       fourteen_days_ago_total_clicks: clicks14,
@@ -181,7 +167,7 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       yesterday_seven_days_ago_total_clicks_delta: clicks - clicks7,
       yesterday_fourteen_days_ago_total_clicks_delta: clicks - clicks14,
       yesterday_thirty_days_ago_total_clicks_delta: clicks - clicks30,
-      yesterday_seven_days_ago_total_clicks_trend: trend![i] ?? null,
+      yesterday_seven_days_ago_total_clicks_trend: trend[i] ?? null,
       yesterday_fourteen_days_ago_total_clicks_trend: percentChange(clicks, clicks14),
       yesterday_thirty_days_ago_total_clicks_trend: percentChange(clicks, clicks30),
       yesterday_conversions: conv,

@@ -219,3 +219,12 @@ export function parseOptional<T>(
     ? undefined
     : parseStored(schema, raw, what);
 }
+
+/** A network's silences: one JSON object a line (absent: none). */
+export function parseSilenceLines(raw: string | null | undefined): Silence[] {
+  if (!raw) return [];
+  return raw
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => parseStored(silenceSchema, line, 'silence'));
+}

@@ -13,8 +13,8 @@ import {
 
 /**
  * The listed runs of one network (monitor/runs.ts) as ONE blob, one hash field beside the
- * active pairs, read and written in the same command as they are (target P2). Only pairs in
- * today's list with some evidence of a drop have one, so it stays small (target P4).
+ * active pairs, read and written in the same command as they are. Only pairs in today's list
+ * with some evidence of a drop have one, so it stays small.
  *
  * Format (store/domain-lists.ts): a domain's id once, then its runs, STRIDE values each:
  *   isp, since, last (day numbers), days, clicks, d7, d14.
@@ -109,7 +109,7 @@ export function decodeRuns(blob: string | Buffer | null | undefined): WatchedRun
   }));
 }
 
-/** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`; target P7). */
+/** Checks the stored runs as `decodeRuns` does, decoding none (`thm status`). */
 export function checkRuns(blob: string | Buffer | null | undefined): void {
   readDomains(blob, FORMAT, () => {});
 }

@@ -8,8 +8,8 @@ import { LuaScript } from './lua.js';
  * only key written without a proving read is the one written first.
  *
  * Blobs travel as single arguments (never unpack()ed lists of pairs), and no script loops over
- * pairs: the commands a run costs do not grow with its pairs (target P2 in docs/performance.md; INFO commandstats
- * counts the commands run inside scripts too).
+ * pairs: the commands a run costs do not grow with its pairs (INFO commandstats counts the
+ * commands run inside scripts too; test/store/network-state.test.ts counts them).
  */
 
 const PRELUDE = `

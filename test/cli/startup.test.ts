@@ -47,6 +47,7 @@ describe('CLI start-up: what a command loads', () => {
       ],
     }),
   );
+  writeFileSync(path.join(dir, 'listings.jsonl'), '{"asOf":"2026-11-20","entries":[]}\n');
   const loaded = (args: string[]) => {
     const r = spawnSync(process.execPath, ['--require', hook, BIN, ...args], {
       env: { PATH: process.env.PATH, THM_CONFIG: config, ACME_KEY: 'k' },
@@ -65,8 +66,11 @@ describe('CLI start-up: what a command loads', () => {
     [['--help']],
     [['run', 'traffic-check', '--network', 'acme', '--date', '2026-13-01']],
     [['silence', 'add', '--network', 'acme', '--for', '1d', '--reason', 'r']],
+    // A listing file is replayed without Redis.
+    [['replay', '--network', 'acme', '--listings', path.join(dir, 'listings.jsonl')]],
   ])('%j loads neither ioredis nor BullMQ, nor undici, nor pino', (args) => {
-    const { packages } = loaded(args);
+    const { packages, code } = loaded(args);
+    if (args[0] === 'replay') expect(code).toBe(0);
     expect(packages).not.toContain('ioredis');
     expect(packages).not.toContain('bullmq');
     expect(packages).not.toContain('undici');

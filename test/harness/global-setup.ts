@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { redisServerAvailable } from '../../src/demo/private-redis.js';
@@ -23,7 +24,12 @@ export default function setup(): () => void {
   const outer = process.env.TMPDIR;
   const scratch = mkdtempSync(path.join(tmpdir(), 'thm-tests-'));
   process.env.TMPDIR = scratch;
-  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
+  // tsc run by this node, not through npx: under `npx -c` (CI's run on Node 24) an inner npx
+  // inherits the outer one's command and refuses to run.
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    encoding: 'utf8',
+  });
   if (build.status !== 0)
     process.stderr.write(
       `warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`,

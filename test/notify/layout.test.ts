@@ -26,12 +26,17 @@ import { startRedis, type TestRedis } from '../harness/redis.js';
  * The e-mails as a phone and a desktop show them: every e-mail the demo writes, plus one of
  * each other kind and the hard cases (hostile long names, a full 80-pair digest), opened in
  * headless Chromium. Structure, not pixels: no horizontal scrolling at 390 px with and without
- * the <style> block, short hyphenated words and commands never broken inside.
+ * the <style> block, short hyphenated words and commands never broken inside. Chromium is driven
+ * by playwright-core (test/harness/chromium.ts).
  *
  * `THM_SCREENSHOTS=docs npx vitest run test/notify/layout.test.ts` also writes
  * docs/alert-email.png and docs/alert-email-phone.png from the demo's 2026-11-17 alert.
  */
 const available = chromiumAvailable();
+// CI installs chromium (.ci/run): there, a missing browser fails instead of skipping.
+if (!available && process.env.CI) {
+  throw new Error(`CI: no chromium at ${CHROMIUM_PATH} for the e-mail layout tests`);
+}
 if (!available) {
   console.warn(
     `\n  NOTICE: e-mail layout tests SKIPPED: no chromium at ${CHROMIUM_PATH} (Debian: apt-get install -y chromium; or set THM_CHROMIUM)\n`,

@@ -53,11 +53,16 @@ describe('unreachableFor', () => {
     expect(await settlesWithin(watch.gone, 500)).toBe(undefined);
   });
 
-  it('resolves at once when the connection has ended for good', async () => {
+  it('resolves at once when the connection has ended for good, without waiting for a poll', async () => {
     const after = await settlesWithin(
-      unreachableFor(connection('end') as RedisClient, 10_000, 20).gone,
+      unreachableFor(connection('end') as RedisClient, 10_000, 5_000).gone,
       1_000,
     );
     expect(after).toBeLessThan(500);
+    // Ended later: found at the next poll.
+    const client = connection('ready');
+    const watch = unreachableFor(client as RedisClient, 10_000, 20);
+    client.status = 'end';
+    expect(await settlesWithin(watch.gone, 1_000)).toBeLessThan(500);
   });
 });

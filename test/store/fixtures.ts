@@ -1,7 +1,41 @@
 import type { Redis } from 'ioredis';
 import { dayNumber } from '../../src/dates.js';
+import { classifyPairs } from '../../src/monitor/classify.js';
+import { historyAfter } from '../../src/monitor/history-change.js';
 import type { ActivePair, RunRecord } from '../../src/monitor/types.js';
 import type { Notification } from '../../src/notify/types.js';
+import type { RedisStore, RunEffect } from '../../src/store/redis-store.js';
+import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
+
+export const DAY = '2026-03-01';
+export const NOW = Date.UTC(2026, 2, 1, 12);
+export const DAY_MS = 86_400_000;
+
+export const load = (store: RedisStore, asOf = DAY, now = NOW) =>
+  store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
+
+/** The history after a first run in which `n` pairs became active. */
+export function history(n: number, asOf = DAY): ActivePair[] {
+  const result = classifyPairs({
+    asOf,
+    entries: Array.from({ length: n }, (_, i) => entry(1 + (i % 3), `isp ${i}`, WARN)),
+    active: [],
+    settings: SETTINGS,
+    silences: [],
+  });
+  return historyAfter(result.changes);
+}
+
+/** A run's effect on network `acme` at DAY, committing nothing but its record unless told. */
+export function effect(over: Partial<RunEffect> = {}): RunEffect {
+  return {
+    networkId: 'acme',
+    expectedRev: 0,
+    run: runRecord(DAY),
+    notifications: [],
+    ...over,
+  };
+}
 
 export function notification(id: string, over: Partial<Notification> = {}): Notification {
   return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { indexLine, parseIndexLine } from '../../src/store/keys.js';
+import { indexLine, parseIndexLine, runField, sentField } from '../../src/store/keys.js';
+import { DAY } from './fixtures.js';
 
 /** The index line's reading by split, as it was written first: the reference. */
 function bySplit(line: string): ReturnType<typeof parseIndexLine> {
@@ -82,5 +83,12 @@ describe('index lines', () => {
     expect(lines.filter((line) => bySplit(line).run).length).toBeGreaterThan(100);
     for (const line of lines)
       expect(parseIndexLine(line), JSON.stringify(line)).toEqual(bySplit(line));
+  });
+});
+
+describe('fields', () => {
+  it('run and sent fields are dated per as-of date', () => {
+    expect(runField('traffic-check', DAY)).toBe('run:traffic-check:2026-03-01');
+    expect(sentField(DAY)).toBe('sent:2026-03-01');
   });
 });

@@ -108,7 +108,7 @@ async function runApi(
   }
   const config = loadCliConfig(command);
   const network = selectNetwork(config, options.network);
-  // The client (undici) loads here, not with the CLI (target P7, docs/performance.md).
+  // The client (undici) loads here, not with the CLI: other commands start without it.
   const { createNetworkApiClient } = await import('../../api/client.js');
   const client = createNetworkApiClient(network, config.api, { logger: cliLogger(config) });
   try {

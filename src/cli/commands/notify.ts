@@ -99,7 +99,7 @@ export function registerNotifyCommands(program: Command): void {
         ]);
         if (!(await store.retryFailed(id)))
           throw new UsageError(`no failed notification with id ${given}`);
-        // Loaded here, not with the CLI (target P7, docs/performance.md).
+        // Loaded here, not with the CLI: other commands start without it.
         const [{ loadBullmq }, { enqueueOutbox }] = await Promise.all([
           import('../../cjs-packages.js'),
           import('../../jobs/runtime.js'),

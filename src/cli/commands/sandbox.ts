@@ -36,7 +36,7 @@ export function registerSandboxCommand(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65_535) {
         throw new UsageError(`--port: must be an integer 0-65535 (got "${options.port}")`);
       }
-      // The simulator loads here, not with the CLI (target P7, docs/performance.md).
+      // The simulator loads here, not with the CLI: other commands start without it.
       const { builtinScenario, loadScenarioFile, startSandbox } =
         await import('../../sandbox/index.js');
       const scenario: Scenario =

@@ -5,6 +5,7 @@ import type { Config, NetworkConfig } from '../../config/load.js';
 import { EXIT_FAILED, StoredStateError } from '../../errors.js';
 import {
   CHANNELS_QUEUE,
+  CHECK_KINDS,
   CHECKS_QUEUE,
   MAIL_QUEUE,
   schedulerId,
@@ -52,6 +53,22 @@ export interface NetworkStatus {
   overdueReason?: string;
   /** The network's stored state could not be read: the rest of its status is unknown. */
   unreadable?: { key: string; field?: string; message: string };
+  /** The live workers whose config holds this network (their adverts, store/worker-adverts.ts). */
+  heldBy: string[];
+  /** Its schedulers a live worker holds that are not in Redis: a problem until a sweep. */
+  missingSchedulers: string[];
+}
+
+/** A live worker, as its advert says. */
+export interface WorkerStatus {
+  instance: string;
+  version: string;
+  storageFormat: number;
+  startedAt: number;
+  /** When the config it runs on was loaded. */
+  configAt: number;
+  /** How many job schedulers its config holds. */
+  schedulers: number;
 }
 
 export interface StatusReport {
@@ -82,7 +99,17 @@ export interface StatusReport {
   redis: RedisRole;
   /** Workers whose last config reload failed (they run on the config they had). */
   configReloadFailures: ReloadFailure[];
+  /** The live workers (none: none running, or none of a version that says so). */
+  workers: WorkerStatus[];
+  /** How the live workers' configs differ, one line each (jobs/schedule-coverage.ts). */
+  workerConfigDifferences: string[];
   healthy: boolean;
+}
+
+/** What the live workers' adverts say of one network. */
+interface Holding {
+  heldBy: string[];
+  missingSchedulers: string[];
 }
 
 async function networkStatus(
@@ -91,6 +118,7 @@ async function networkStatus(
   network: NetworkConfig,
   now: number,
   scheduledSince: number | undefined,
+  holding: Holding,
 ): Promise<NetworkStatus> {
   const { state, latest } = await store.networkNow(network.id, network.timezone, now);
   const nextRun = (kind: CheckKind) => {
@@ -121,6 +149,7 @@ async function networkStatus(
     problem: state.problem,
     overdue,
     overdueReason: reason,
+    ...holding,
   };
 }
 
@@ -143,8 +172,9 @@ async function networkStatusOrUnreadable(
     return await networkStatus(...args);
   } catch (error) {
     if (!(error instanceof StoredStateError)) throw error;
-    const [, , network] = args;
+    const [, , network, , , holding] = args;
     return {
+      ...holding,
       id: network.id,
       name: network.name,
       timezone: network.timezone,
@@ -168,20 +198,41 @@ export async function collectStatus(
   now = Date.now(),
 ): Promise<StatusReport> {
   // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
-  const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }] = await Promise.all([
-    import('../../redis/role.js'),
-    import('../../jobs/queue-reads.js'),
-  ]);
+  const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }, { scheduleCoverage }] =
+    await Promise.all([
+      import('../../redis/role.js'),
+      import('../../jobs/queue-reads.js'),
+      import('../../jobs/schedule-coverage.js'),
+    ]);
   const { prefix } = config.redis;
-  const [scheduled, schedulers] = await Promise.all([
+  const [scheduled, schedulers, adverts] = await Promise.all([
     store.scheduledSince(config.networks.map((n) => n.id)),
     readSchedulerNextTimes(connection, prefix, CHECKS_QUEUE),
+    store.liveAdverts(now),
   ]);
+  const coverage = scheduleCoverage(adverts, schedulers.keys());
+  const holding = (network: NetworkConfig): Holding => {
+    const ids = CHECK_KINDS.map((kind) => schedulerId(kind, network.id));
+    return {
+      heldBy: adverts
+        .filter((a) => ids.some((id) => a.schedulers[id] !== undefined))
+        .map((a) => a.instance),
+      missingSchedulers: coverage.missing.filter((m) => ids.includes(m.id)).map((m) => m.id),
+    };
+  };
   const networks = await Promise.all(
     config.networks.map((n) =>
-      networkStatusOrUnreadable(store, schedulers, n, now, scheduled.get(n.id)),
+      networkStatusOrUnreadable(store, schedulers, n, now, scheduled.get(n.id), holding(n)),
     ),
   );
+  const workers: WorkerStatus[] = adverts.map((a) => ({
+    instance: a.instance,
+    version: a.version,
+    storageFormat: a.storageFormat,
+    startedAt: a.startedAt,
+    configAt: a.configAt,
+    schedulers: Object.keys(a.schedulers).length,
+  }));
   const [queues, byChannel, failed, configReloadFailures, redis] = await Promise.all([
     readJobCounts(connection, prefix, [CHECKS_QUEUE, MAIL_QUEUE, CHANNELS_QUEUE]),
     store.outboxCountsByChannel(),
@@ -200,6 +251,10 @@ export async function collectStatus(
   }));
   const healthy =
     networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
+    // Scheduled as the live workers hold it; and, when workers run, held by one of them.
+    networks.every((n) => n.missingSchedulers.length === 0) &&
+    (workers.length === 0 || networks.every((n) => n.heldBy.length > 0)) &&
+    coverage.differences.length === 0 &&
     failedNotifications.length === 0 &&
     configReloadFailures.length === 0 &&
     redis.problems.length === 0;
@@ -212,6 +267,8 @@ export async function collectStatus(
     failedNotifications,
     redis,
     configReloadFailures,
+    workers,
+    workerConfigDifferences: coverage.differences,
     healthy,
   };
 }
@@ -255,16 +312,20 @@ function describeRun(run: RunRecord | undefined, now: number, timeZone: string):
   return `${run.outcome} for ${run.asOf}, ${ago}${counts}${error}`;
 }
 
-/** The report as text, written at once: one write, not one per line (target P7). */
+/** The report as text, written at once: one write, not one per line. */
 function printStatus(report: StatusReport): void {
   const lines: string[] = [];
   const add = (line: string) => lines.push(line);
   const now = Date.parse(report.checkedAt);
+  const workersRun = report.workers.length > 0;
   for (const n of report.networks) {
+    const unwatched = workersRun && n.heldBy.length === 0;
     const flags = [
       n.overdue ? 'OVERDUE' : '',
       n.problem ? 'PROBLEM' : '',
       n.unreadable ? 'STATE UNREADABLE' : '',
+      n.missingSchedulers.length > 0 ? 'NOT SCHEDULED' : '',
+      unwatched ? 'NOT WATCHED' : '',
     ]
       .filter(Boolean)
       .join(' ');
@@ -285,6 +346,14 @@ function printStatus(report: StatusReport): void {
     add(
       `  next runs:        traffic-check ${zoned(n.nextRuns.trafficCheck) ?? 'not scheduled (is a worker running?)'}, invoice-snapshot ${zoned(n.nextRuns.invoiceSnapshot) ?? '-'}`,
     );
+    if (n.missingSchedulers.length > 0)
+      add(
+        `  not scheduled:    ${n.missingSchedulers.join(', ')}, held by ${n.heldBy.join(', ')}: its next sweep adds ${n.missingSchedulers.length === 1 ? 'it' : 'them'} back (Redis lost ${n.missingSchedulers.length === 1 ? 'it' : 'them'}?)`,
+      );
+    if (unwatched)
+      add(
+        `  not watched:      no running worker's config has this network (${report.workers.map((w) => w.instance).join(', ')}): reload or restart them with this config`,
+      );
     add(`  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`);
     add(
       n.variation
@@ -328,6 +397,20 @@ function printStatus(report: StatusReport): void {
     `redis: ${r.node} (${r.role === 'slave' ? 'replica' : r.role}, ${r.replicas} replica${r.replicas === 1 ? '' : 's'} connected)`,
   );
   for (const problem of r.problems) add(`  ${problem.replace(/^redis: /, '')}`);
+  add(
+    workersRun
+      ? `workers: ${report.workers
+          .map(
+            (w) =>
+              `${w.instance} (${w.version}, storage format ${w.storageFormat}, since ${formatUtc(w.startedAt)})`,
+          )
+          .join(', ')}`
+      : 'workers: none seen (no worker has said it runs in the last few sweeps)',
+  );
+  if (report.workerConfigDifferences.length > 0) {
+    add('  their configs differ (a rolling deploy? a replica left on an older config?):');
+    for (const line of report.workerConfigDifferences) add(`    ${line}`);
+  }
   for (const r of report.configReloadFailures)
     add(
       `config reload failed on ${r.instance} at ${formatUtc(r.failedAt)}: ${r.message.replace(/^config reload failed: /, '')} (it runs on its previous config)`,

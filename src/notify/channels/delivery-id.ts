@@ -25,7 +25,7 @@ const CHANNEL_DELIVERY_ID = new RegExp(
 /**
  * Whether an outbox id is a channel delivery's, by its whole format: a junk id that merely
  * contains a `-` is neither a delivery nor an e-mail, and goes the e-mail's way, whose claim
- * sets an unreadable entry aside (store/redis-store.ts).
+ * sets an unreadable entry aside (store/outbox.ts).
  */
 export function isChannelDeliveryId(id: string): boolean {
   return CHANNEL_DELIVERY_ID.test(id);

@@ -119,7 +119,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   const byDomain = new Map<number, ClassifiedPair[]>();
   const cleared: ClassifiedPair[] = [];
   // Indexed: this runs once a check, too seldom for V8 to optimise away for...of's result
-  // object per pair (~1.7 MiB at 50,000 pairs; target P6, docs/performance.md).
+  // object per pair, megabytes of garbage at the largest networks.
   const pairs = input.classification.pairs;
   for (let i = 0; i < pairs.length; i++) {
     const pair = pairs[i]!;

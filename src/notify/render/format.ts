@@ -129,8 +129,8 @@ export function safeHref(value: string): string | undefined {
 }
 
 /*
- * Made on first use: building an Intl.NumberFormat loads ICU's locale data, ~20 ms of every CLI
- * command that imports this module but formats no money (`thm silence`, `thm history`).
+ * Made on first use: building an Intl.NumberFormat loads ICU's locale data, which a CLI command
+ * that imports this module but formats no money (`thm silence`, `thm history`) need not wait for.
  */
 let integerFormat: Intl.NumberFormat | undefined;
 let moneyFormat: Intl.NumberFormat | undefined;
@@ -148,9 +148,9 @@ export function formatCount(value: number): string {
 }
 
 /**
- * A safe integer as Intl's en-US format writes it (`-12,345`), without Intl: its format() cost
- * a few microseconds a call, a quarter of rendering an alert e-mail, which formats hundreds of
- * numbers (target P1 at 1,000 pairs, docs/performance.md). Other numbers go to Intl.
+ * A safe integer as Intl's en-US format writes it (`-12,345`), without Intl: an alert e-mail
+ * formats hundreds of numbers, and Intl's format() was a large share of rendering one. Other
+ * numbers go to Intl.
  */
 function groupThousands(value: number): string {
   const digits = String(value < 0 ? -value : value);
