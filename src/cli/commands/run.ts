@@ -197,14 +197,24 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   let queue: import('bullmq').Queue<CheckJobData> | undefined;
   let events: import('bullmq').QueueEvents | undefined;
   try {
-    if (options.wait)
-      redis.once('error', (error: Error) => {
-        // One line when the first attempt fails: not a silent terminal until the timeout.
-        if (redis.status !== 'ready')
-          process.stderr.write(
-            `thm: cannot reach ${where} yet: ${reaching.unreachableReason(error)}; trying until --timeout (${Math.round(timeoutMs / 1000)} s)\n`,
-          );
+    if (options.wait) {
+      // One line when Redis goes away (or is not there at first), one when it is back: not a
+      // silent terminal until the timeout.
+      let away = false;
+      redis.on('error', (error: Error) => {
+        // (A cause waiting cannot remove ends the wait at once, and is said then.)
+        if (away || redis.status === 'ready' || reaching.isPermanent(error)) return;
+        away = true;
+        process.stderr.write(
+          `thm: cannot reach ${where}: ${reaching.unreachableReason(error)}; trying until --timeout (${Math.round(timeoutMs / 1000)} s)\n`,
+        );
       });
+      redis.on('ready', () => {
+        if (!away) return;
+        away = false;
+        process.stderr.write(`thm: ${where} answers again\n`);
+      });
+    }
     if (options.wait)
       await reach.ready(Math.max(0, deadline - Date.now()), `${timeoutMs / 1000} s`);
     else await reach.ready(CLI_CONNECT_TIMEOUT_MS);
