@@ -50,6 +50,10 @@ export function mailOptions(n: OutboxNotification, from: string): Mail.Options {
     // multipart/alternative: the text part, then the HTML part, each encoded by nodemailer.
     text: n.text,
     html: n.html,
+    // Quoted-printable, said once: otherwise nodemailer chooses per part (and header) by counting
+    // the Latin letters of the whole text with a regular expression, which for a long alert
+    // costs more than encoding it; the texts are mostly Latin, so it chose this anyway.
+    textEncoding: 'quoted-printable',
     messageId: n.messageId,
     date: new Date(n.createdAt),
     // One thread per network and month: see headers.ts.
