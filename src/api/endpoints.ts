@@ -19,7 +19,7 @@ import {
   tieredCommissionSchema,
   trafficAccessSchema,
 } from './schemas.js';
-import { parseIspTrendsResponse, parseWithSchema } from './validate.js';
+import { parseDocumentedIspTrends, parseWithSchema } from './validate.js';
 
 /*
  * The endpoints of the API's summary table (docs/api-notes.md), by method and path: the rules
@@ -85,7 +85,7 @@ export const KNOWN_ENDPOINTS: readonly KnownEndpoint[] = [
     method: 'GET',
     path: '/networks/traffic/isptrends',
     pattern: /^\/networks\/traffic\/isptrends$/,
-    parse: parseIspTrendsResponse,
+    parse: parseDocumentedIspTrends,
     idempotent: true,
     premium: true,
   },

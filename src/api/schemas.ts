@@ -38,7 +38,14 @@ const integer = z.number().int();
  */
 const trend = z.number().nullish();
 
-export const ispTrendSchema = z.looseObject({
+/**
+ * An isptrends entry as a traffic-check reads it: the pair, the four days' clicks, conversions
+ * and revenue, and their trends, each checked. The deltas (yesterday minus each comparison day)
+ * follow from the day figures and nothing reads them, and fields the API may add are not read
+ * either: both are left out of the parsed entry (a plain, stripping object). A run holds tens of
+ * thousands of entries, and zod's work grows with the fields it checks and copies.
+ */
+export const ispTrendSchema = z.object({
   network_id: integer,
   network_tracking_domain_id: integer,
   isp: z.string(),
@@ -47,9 +54,6 @@ export const ispTrendSchema = z.looseObject({
   seven_days_ago_total_clicks: count,
   fourteen_days_ago_total_clicks: count,
   thirty_days_ago_total_clicks: count,
-  yesterday_seven_days_ago_total_clicks_delta: integer,
-  yesterday_fourteen_days_ago_total_clicks_delta: integer,
-  yesterday_thirty_days_ago_total_clicks_delta: integer,
   yesterday_seven_days_ago_total_clicks_trend: trend,
   yesterday_fourteen_days_ago_total_clicks_trend: trend,
   yesterday_thirty_days_ago_total_clicks_trend: trend,
@@ -58,9 +62,6 @@ export const ispTrendSchema = z.looseObject({
   seven_days_ago_conversions: count,
   fourteen_days_ago_conversions: count,
   thirty_days_ago_conversions: count,
-  yesterday_seven_days_ago_conversions_delta: integer,
-  yesterday_fourteen_days_ago_conversions_delta: integer,
-  yesterday_thirty_days_ago_conversions_delta: integer,
   yesterday_seven_days_ago_conversions_trend: trend,
   yesterday_fourteen_days_ago_conversions_trend: trend,
   yesterday_thirty_days_ago_conversions_trend: trend,
@@ -69,20 +70,40 @@ export const ispTrendSchema = z.looseObject({
   seven_days_ago_revenue: z.number(),
   fourteen_days_ago_revenue: z.number(),
   thirty_days_ago_revenue: z.number(),
-  yesterday_seven_days_ago_revenue_delta: z.number(),
-  yesterday_fourteen_days_ago_revenue_delta: z.number(),
-  yesterday_thirty_days_ago_revenue_delta: z.number(),
   yesterday_seven_days_ago_revenue_trend: trend,
   yesterday_fourteen_days_ago_revenue_trend: trend,
   yesterday_thirty_days_ago_revenue_trend: trend,
 
-  relationship: z.looseObject({ url: z.string() }),
+  relationship: z.object({ url: z.string() }),
 });
 export type IspTrend = z.infer<typeof ispTrendSchema>;
 
-/** GET /networks/traffic/isptrends (200) */
+/** GET /networks/traffic/isptrends (200), as a traffic-check reads it. */
 export const ispTrendsResponseSchema = z.looseObject({ entries: z.array(ispTrendSchema) });
 export type IspTrendsResponse = z.infer<typeof ispTrendsResponseSchema>;
+
+/**
+ * An isptrends entry with every documented field checked, the deltas too, and any other field
+ * kept: what `thm api` shows of the API's answer.
+ */
+export const documentedIspTrendSchema = z.looseObject({
+  ...ispTrendSchema.shape,
+  yesterday_seven_days_ago_total_clicks_delta: integer,
+  yesterday_fourteen_days_ago_total_clicks_delta: integer,
+  yesterday_thirty_days_ago_total_clicks_delta: integer,
+  yesterday_seven_days_ago_conversions_delta: integer,
+  yesterday_fourteen_days_ago_conversions_delta: integer,
+  yesterday_thirty_days_ago_conversions_delta: integer,
+  yesterday_seven_days_ago_revenue_delta: z.number(),
+  yesterday_fourteen_days_ago_revenue_delta: z.number(),
+  yesterday_thirty_days_ago_revenue_delta: z.number(),
+  relationship: z.looseObject({ url: z.string() }),
+});
+
+/** GET /networks/traffic/isptrends (200), every documented field checked (`thm api`). */
+export const documentedIspTrendsResponseSchema = z.looseObject({
+  entries: z.array(documentedIspTrendSchema),
+});
 
 /** POST /networks/billings/affiliates/summary */
 export const invoiceSummarySchema = z.looseObject({

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { ispTrendsResponseSchema, type IspTrendsResponse } from './schemas.js';
+import {
+  documentedIspTrendsResponseSchema,
+  ispTrendsResponseSchema,
+  type IspTrendsResponse,
+} from './schemas.js';
 
 /**
  * Validation of API responses with zod, with one message format:
@@ -50,11 +54,21 @@ export function parseWithSchema<T>(
 }
 
 /**
- * Validates a parsed isptrends body, every entry (extra fields kept, as the loose schema says).
- * A bad body names its first invalid entry's field and how many entries are invalid in all.
+ * Validates a parsed isptrends body as a traffic-check reads it: every entry, the fields it
+ * reads (api/schemas.ts, ispTrendSchema). A bad body names its first invalid entry's field and
+ * how many entries are invalid in all.
  */
 export function parseIspTrendsResponse(value: unknown): IspTrendsResponse {
-  const result = ispTrendsResponseSchema.safeParse(value);
+  return parseEntries(ispTrendsResponseSchema, value);
+}
+
+/** The same, every documented field checked and any other kept: the answer `thm api` prints. */
+export function parseDocumentedIspTrends(value: unknown): unknown {
+  return parseEntries(documentedIspTrendsResponseSchema, value);
+}
+
+function parseEntries<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0];

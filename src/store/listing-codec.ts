@@ -34,9 +34,9 @@ import type { ClassCounts } from '../monitor/types.js';
  * kind (revenue that is not whole cents, a count beyond 2^32) is kept as "f64", exactly.
  *
  * The 7-day click trend is kept as sent because the decision reads it (monitor/thresholds.ts,
- * dropPercent); the other deltas and trends follow from the day figures and are computed again
- * when the listing is read back (`listingEntries`). Fields the API may add beyond its schema are
- * not kept.
+ * dropPercent); the other trends follow from the day figures and are computed again when the
+ * listing is read back (`listingEntries`). Only what a run reads of an entry is kept
+ * (api/schemas.ts, ispTrendSchema): not the deltas, nor fields the API may add.
  */
 
 const VERSION = 2;
@@ -185,9 +185,6 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       seven_days_ago_total_clicks: clicks7,
       fourteen_days_ago_total_clicks: clicks14,
       thirty_days_ago_total_clicks: clicks30,
-      yesterday_seven_days_ago_total_clicks_delta: clicks - clicks7,
-      yesterday_fourteen_days_ago_total_clicks_delta: clicks - clicks14,
-      yesterday_thirty_days_ago_total_clicks_delta: clicks - clicks30,
       yesterday_seven_days_ago_total_clicks_trend: trendOf(trend[i]),
       yesterday_fourteen_days_ago_total_clicks_trend: percentChange(clicks, clicks14),
       yesterday_thirty_days_ago_total_clicks_trend: percentChange(clicks, clicks30),
@@ -195,9 +192,6 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       seven_days_ago_conversions: conv7,
       fourteen_days_ago_conversions: conv14,
       thirty_days_ago_conversions: conv30,
-      yesterday_seven_days_ago_conversions_delta: conv - conv7,
-      yesterday_fourteen_days_ago_conversions_delta: conv - conv14,
-      yesterday_thirty_days_ago_conversions_delta: conv - conv30,
       yesterday_seven_days_ago_conversions_trend: percentChange(conv, conv7),
       yesterday_fourteen_days_ago_conversions_trend: percentChange(conv, conv14),
       yesterday_thirty_days_ago_conversions_trend: percentChange(conv, conv30),
@@ -205,9 +199,6 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       seven_days_ago_revenue: rev7,
       fourteen_days_ago_revenue: rev14,
       thirty_days_ago_revenue: rev30,
-      yesterday_seven_days_ago_revenue_delta: rev - rev7,
-      yesterday_fourteen_days_ago_revenue_delta: rev - rev14,
-      yesterday_thirty_days_ago_revenue_delta: rev - rev30,
       yesterday_seven_days_ago_revenue_trend: percentChange(rev, rev7),
       yesterday_fourteen_days_ago_revenue_trend: percentChange(rev, rev14),
       yesterday_thirty_days_ago_revenue_trend: percentChange(rev, rev30),

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ispTrendSchema, type IspTrend } from '../../src/api/schemas.js';
+import { documentedIspTrendSchema, ispTrendSchema, type IspTrend } from '../../src/api/schemas.js';
 import {
   builtinScenario,
   demoDays,
@@ -138,7 +138,7 @@ describe('the demo scenario', () => {
       104: 'https://t.acmepromo.com',
     };
     for (const raw of body.entries) {
-      const entry = ispTrendSchema.parse(raw);
+      const entry = documentedIspTrendSchema.parse(raw);
       expect(entry.network_id).toBe(1001);
       expect(entry.relationship.url).toBe(urls[entry.network_tracking_domain_id]);
       for (const [token, period] of [
@@ -521,7 +521,7 @@ describe('scenario files', () => {
       expect(key).toBe('initech-fixed-key');
       const { body } = await call(sandbox, '/networks/traffic/isptrends', { key });
       expect(body.entries).toHaveLength(2);
-      expect(ispTrendSchema.parse(body.entries[0])).toMatchObject({
+      expect(documentedIspTrendSchema.parse(body.entries[0])).toMatchObject({
         network_id: 1001,
         network_tracking_domain_id: 7,
         yesterday_seven_days_ago_total_clicks_delta: -280,
