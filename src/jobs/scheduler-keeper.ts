@@ -66,10 +66,19 @@ export function createSchedulerKeeper(parts: {
   const lockKey = `${parts.prefix}:lock:schedulers`;
   const startedAt = now();
   const version = productVersion();
-  let advertised: { config: Config; configAt: number } | undefined;
+  /** What the advert says of the config in force, worked out once per config. */
+  let advertised:
+    | ({ config: Config; configAt: number } & Pick<WorkerAdvert, 'schedulers' | 'settings'>)
+    | undefined;
 
   const advert = (config: Config): WorkerAdvert => {
-    if (advertised?.config !== config) advertised = { config, configAt: now() };
+    if (advertised?.config !== config)
+      advertised = {
+        config,
+        configAt: now(),
+        schedulers: heldSchedulers(config),
+        settings: settingsDigest(config),
+      };
     return {
       instance,
       version,
@@ -78,8 +87,8 @@ export function createSchedulerKeeper(parts: {
       configAt: advertised.configAt,
       liveUntil: now() + advertLifetimeMs(parts.sweepIntervalMs),
       sweepIntervalMs: parts.sweepIntervalMs,
-      schedulers: heldSchedulers(config),
-      settings: settingsDigest(config),
+      schedulers: advertised.schedulers,
+      settings: advertised.settings,
     };
   };
   /** Publishes this worker's advert; the schedulers the other live workers hold. */
@@ -132,17 +141,14 @@ export function createSchedulerKeeper(parts: {
       const problems: string[] = [];
       if (missing.length > 0)
         problems.push(
-          `schedulers: ${missing.length} missing (${missing
-            .slice(0, 10)
-            .map((m) => m.id)
-            .join(
-              ', ',
-            )}${missing.length > 10 ? ', ...' : ''}): a worker holding them adds them back at its next sweep`,
+          `schedulers: ${missing.length} missing (${listed(
+            missing.map((m) => m.id),
+            10,
+            ', ',
+          )}): a worker holding them adds them back at its next sweep`,
         );
       if (differences.length > 0)
-        problems.push(
-          `workers' configs differ: ${differences.slice(0, 5).join('; ')}${differences.length > 5 ? `; and ${differences.length - 5} more` : ''}`,
-        );
+        problems.push(`workers' configs differ: ${listed(differences, 5, '; ')}`);
       return problems;
     },
     async withdraw() {
@@ -150,4 +156,10 @@ export function createSchedulerKeeper(parts: {
     },
   };
   return keeper;
+}
+
+/** The first `max` items, and how many more there are. */
+function listed(items: readonly string[], max: number, separator: string): string {
+  const more = items.length - max;
+  return `${items.slice(0, max).join(separator)}${more > 0 ? `${separator}and ${more} more` : ''}`;
 }

@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { promisify } from 'node:util';
 import { constants, deflateRaw, inflateRawSync } from 'node:zlib';
 import type { IspTrend } from '../api/schemas.js';
@@ -9,24 +10,36 @@ import type { ClassCounts } from '../monitor/types.js';
  * API's entries as they came (per pair its four days of clicks, conversions and revenue; each
  * domain's URL once), and what the run sent.
  *
- * Format, version 1: one JSON document, compressed with raw deflate (node:zlib):
+ * Format, version 2, compressed whole with raw deflate (node:zlib):
  *
- *   {"v": 1,
- *    "sent": null | {"subject": "..."},  the alert the run decided (e-mail or channels)
- *    "counts": {...},                     the run's class counts (absent: unknown)
- *    "network": 42,                       the entries' network_id (the first entry's)
- *    "domains": [id, url, id, url, ...],  each (domain id, URL) once, in order of first sight
- *    "isps": ["...", ...],                each ISP name once, in order of first sight
- *    "columns": [[...], ...]}             COLUMNS, one value per entry each, in the API's order
+ *   bytes 0-3   the header's length in bytes (unsigned 32-bit, little-endian)
+ *   then        the header, JSON:
+ *                 {"v": 2,
+ *                  "sent": null | {"subject": "..."},  the alert the run decided (any channel)
+ *                  "counts": {...},                     the run's class counts (absent: unknown)
+ *                  "network": 42,                       the entries' network_id (the first's)
+ *                  "domains": [id, url, id, url, ...],  each (domain id, URL) once
+ *                  "isps": ["...", ...],                each ISP name once
+ *                  "n": 10000,                          the entries
+ *                  "kinds": ["u32", ...]}               how each column of COLUMNS is stored
+ *   then        the columns, in the order of COLUMNS, n values each in the API's order,
+ *               little-endian, by kind: "u32" a count or an index (4 bytes), "cents" a value
+ *               in hundredths (signed, 4 bytes), "hundredths" the same with -2^31 for none,
+ *               "f64" any number (8 bytes; NaN for none)
  *
- * In columns, not one array per entry: like values side by side compress better (about 27
- * bytes an entry against 30). The 7-day click trend is kept as sent because the decision reads
- * it (monitor/thresholds.ts, dropPercent); the other deltas and trends follow from the day
- * figures and are computed again when the listing is read back (`listingEntries`). Fields the
- * API may add beyond its schema are not kept.
+ * In columns of fixed-size numbers, not JSON: like values side by side compress as well as
+ * JSON's digits did (26 - 29 bytes a pair either way), and a replay reads 90 days of 10,000
+ * pairs without parsing 60 MB of JSON, the largest part of its time beside the decisions
+ * themselves (P8, docs/performance.md). A column whose values do not all fit its compact
+ * kind (revenue that is not whole cents, a count beyond 2^32) is kept as "f64", exactly.
+ *
+ * The 7-day click trend is kept as sent because the decision reads it (monitor/thresholds.ts,
+ * dropPercent); the other deltas and trends follow from the day figures and are computed again
+ * when the listing is read back (`listingEntries`). Fields the API may add beyond its schema are
+ * not kept.
  */
 
-const VERSION = 1;
+const VERSION = 2;
 
 /** The columns, in their stored order. */
 const COLUMNS = [
@@ -47,9 +60,10 @@ const COLUMNS = [
   'yesterday_seven_days_ago_total_clicks_trend',
 ] as const;
 
-/** One array per column, in the order of COLUMNS. */
-type Columns = ColumnArrays<typeof COLUMNS>;
-type ColumnArrays<T extends readonly string[]> = { -readonly [K in keyof T]: Array<number | null> };
+/** One array per column, in the order of COLUMNS: as written, and as read. */
+type Columns = ColumnArrays<typeof COLUMNS, Array<number | null>>;
+type ReadColumns = ColumnArrays<typeof COLUMNS, ArrayLike<number | null>>;
+type ColumnArrays<T extends readonly string[], C> = { -readonly [K in keyof T]: C };
 
 /** The alert a run decided, as `thm replay` shows it beside what the replay would send. */
 export interface SentAlert {
@@ -62,8 +76,11 @@ export interface ListingColumns {
   /** Domain id and URL, alternating. */
   domains: Array<number | string>;
   isps: string[];
-  /** One array per entry of COLUMNS, each as long as the listing. */
-  columns: Array<Array<number | null>>;
+  /**
+   * One array per entry of COLUMNS, each as long as the listing: JS arrays from entries (null:
+   * no trend), typed arrays as read from the store (NaN: no trend).
+   */
+  columns: Array<ArrayLike<number | null>>;
 }
 
 /** What a run stores of its day. */
@@ -139,9 +156,13 @@ export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
 export function listingEntries(listing: ListingColumns): IspTrend[] {
   const { network, domains, isps, columns } = listing;
   const [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend] =
-    columns as Columns;
+    columns as ReadColumns;
   const n = listingSize(listing);
   const entries = new Array<IspTrend>(n);
+  // One per domain, shared by its entries: nothing changes an entry once it is read.
+  const relationships = Array.from({ length: domains.length / 2 }, (_, k) => ({
+    url: domains[2 * k + 1] as string,
+  }));
   for (let i = 0; i < n; i++) {
     const d = domain[i]! * 2;
     const clicks = c0[i]!;
@@ -167,7 +188,7 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       yesterday_seven_days_ago_total_clicks_delta: clicks - clicks7,
       yesterday_fourteen_days_ago_total_clicks_delta: clicks - clicks14,
       yesterday_thirty_days_ago_total_clicks_delta: clicks - clicks30,
-      yesterday_seven_days_ago_total_clicks_trend: trend[i] ?? null,
+      yesterday_seven_days_ago_total_clicks_trend: trendOf(trend[i]),
       yesterday_fourteen_days_ago_total_clicks_trend: percentChange(clicks, clicks14),
       yesterday_thirty_days_ago_total_clicks_trend: percentChange(clicks, clicks30),
       yesterday_conversions: conv,
@@ -190,10 +211,15 @@ export function listingEntries(listing: ListingColumns): IspTrend[] {
       yesterday_seven_days_ago_revenue_trend: percentChange(rev, rev7),
       yesterday_fourteen_days_ago_revenue_trend: percentChange(rev, rev14),
       yesterday_thirty_days_ago_revenue_trend: percentChange(rev, rev30),
-      relationship: { url: domains[d + 1] as string },
+      relationship: relationships[d / 2]!,
     };
   }
   return entries;
+}
+
+/** A stored trend: none is null in an array from entries, NaN in one read from the store. */
+function trendOf(value: number | null | undefined): number | null {
+  return value === null || value === undefined || Number.isNaN(value) ? null : value;
 }
 
 /** Percent change from `from` to `to`, as the API's trends; null when `from` is 0. */
@@ -203,69 +229,178 @@ function percentChange(to: number, from: number): number | null {
 
 const deflate = promisify(deflateRaw);
 
+/** How a column is stored (the format above). */
+type Kind = 'u32' | 'cents' | 'hundredths' | 'f64';
+const KINDS: readonly Kind[] = ['u32', 'cents', 'hundredths', 'f64'];
+const BYTES: Record<Kind, number> = { u32: 4, cents: 4, hundredths: 4, f64: 8 };
+const NONE = -(2 ** 31);
+
+/** The compact kind every value of a column fits (COLUMNS' counts, money and trend). */
+function kindOf(column: ArrayLike<number | null>, index: number): Kind {
+  const compact: Kind = index < 10 ? 'u32' : index < 14 ? 'cents' : 'hundredths';
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i];
+    if (v === null || v === undefined) {
+      if (compact !== 'hundredths') return 'f64';
+    } else if (
+      compact === 'u32' ? !(Number.isInteger(v) && v >= 0 && v < 2 ** 32) : !inHundredths(v)
+    ) {
+      return 'f64';
+    }
+  }
+  return compact;
+}
+
+/** Whether `v` is a whole number of hundredths that reads back as itself from 4 bytes. */
+function inHundredths(v: number): boolean {
+  const h = Math.round(v * 100);
+  return h / 100 === v && h > NONE && h < 2 ** 31 && !Object.is(v, -0);
+}
+
 /**
  * The stored bytes of a run's listing. Compressed on libuv's thread pool, beside the run's own
  * work; at the fastest level, which keeps nearly all of the gain at a fifth of the time.
  */
 export async function encodeListing(record: ListingRecord): Promise<Buffer> {
-  const doc = {
-    v: VERSION,
-    sent: record.sent,
-    ...(record.counts ? { counts: record.counts } : {}),
-    ...listingColumns(record.entries),
-  };
-  return deflate(JSON.stringify(doc), { level: constants.Z_BEST_SPEED });
+  const { network, domains, isps, columns } = listingColumns(record.entries);
+  const n = record.entries.length;
+  const kinds = columns.map(kindOf);
+  const header = Buffer.from(
+    JSON.stringify({
+      v: VERSION,
+      sent: record.sent,
+      ...(record.counts ? { counts: record.counts } : {}),
+      network,
+      domains,
+      isps,
+      n,
+      kinds,
+    }),
+  );
+  const bytes = Buffer.allocUnsafe(
+    4 + header.length + kinds.reduce((sum, kind) => sum + BYTES[kind] * n, 0),
+  );
+  bytes.writeUInt32LE(header.length, 0);
+  let at = 4 + header.copy(bytes, 4);
+  columns.forEach((column, c) => {
+    const kind = kinds[c]!;
+    for (let i = 0; i < n; i++) {
+      const v = column[i] ?? null;
+      if (kind === 'u32') at = bytes.writeUInt32LE(v!, at);
+      else if (kind === 'f64') at = bytes.writeDoubleLE(v ?? NaN, at);
+      else at = bytes.writeInt32LE(v === null ? NONE : Math.round(v * 100), at);
+    }
+  });
+  return deflate(bytes, { level: constants.Z_BEST_SPEED });
 }
 
 /** A stored listing read back; `what` names it in the error when it cannot be read. */
 export function decodeListing(blob: Buffer, what: string): StoredListing {
-  let doc: unknown;
+  let bytes: Buffer;
+  let header: unknown;
+  let start: number;
   try {
-    doc = JSON.parse(inflateRawSync(blob).toString('utf8'));
+    bytes = inflateRawSync(blob);
+    start = 4 + bytes.readUInt32LE(0);
+    header = JSON.parse(bytes.toString('utf8', 4, start));
   } catch (error) {
     throw unreadable(what, error instanceof Error ? error.message : String(error));
   }
-  const problem = listingProblem(doc);
+  const problem = headerProblem(header, bytes.length - start);
   if (problem) throw unreadable(what, problem);
-  const { sent, counts, network, domains, isps, columns } = doc as StoredDocument;
-  return {
-    listing: { network, domains, isps, columns },
-    sent: sent ?? null,
-    ...(counts ? { counts } : {}),
-  };
+  const { sent, counts, network, domains, isps, n, kinds } = header as StoredHeader;
+  let at = start;
+  const columns = kinds.map((kind) => {
+    const column = readColumn(bytes, at, kind, n);
+    at += BYTES[kind] * n;
+    return column;
+  });
+  const listing = { network, domains, isps, columns };
+  const damage = indexProblem(listing);
+  if (damage) throw unreadable(what, damage);
+  return { listing, sent: sent ?? null, ...(counts ? { counts } : {}) };
 }
 
-interface StoredDocument extends ListingColumns {
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/**
+ * One column as numbers: counts and indices as unsigned integers (so that they stay small
+ * integers in the entries built from them, not doubles), the rest as doubles.
+ */
+function readColumn(bytes: Buffer, at: number, kind: Kind, n: number): Uint32Array | Float64Array {
+  if (kind === 'u32') {
+    if (LITTLE_ENDIAN)
+      return new Uint32Array(
+        bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + 4 * n),
+      );
+    const column = new Uint32Array(n);
+    for (let i = 0; i < n; i++) column[i] = bytes.readUInt32LE(at + 4 * i);
+    return column;
+  }
+  const column = new Float64Array(n);
+  if (kind === 'f64') {
+    for (let i = 0; i < n; i++) column[i] = bytes.readDoubleLE(at + 8 * i);
+    return column;
+  }
+  for (let i = 0; i < n; i++) {
+    const h = bytes.readInt32LE(at + 4 * i);
+    column[i] = kind === 'hundredths' && h === NONE ? NaN : h / 100;
+  }
+  return column;
+}
+
+interface StoredHeader {
   v: number;
   sent?: SentAlert | null;
   counts?: ClassCounts;
+  network: number;
+  domains: Array<number | string>;
+  isps: string[];
+  n: number;
+  kinds: Kind[];
 }
 
 /**
- * What is wrong with a stored document, by its shape: the store wrote it, so this looks for
- * damage and a version it does not know, not for every value's type.
+ * What is wrong with a stored header, by its shape and the bytes after it: the store wrote
+ * them, so this looks for damage and a version it does not know, not for every value's type.
  */
-function listingProblem(doc: unknown): string | undefined {
-  if (typeof doc !== 'object' || doc === null) return 'not an object';
-  const d = doc as Partial<StoredDocument>;
-  if (d.v !== VERSION) return `version ${String(d.v)}, expected ${VERSION}`;
-  if (d.sent != null && typeof d.sent.subject !== 'string') return 'sent without a subject';
-  if (typeof d.network !== 'number') return 'no network';
-  if (!Array.isArray(d.domains) || d.domains.length % 2 !== 0) return 'no domain list';
-  if (!Array.isArray(d.isps)) return 'no ISP list';
-  const columns = d.columns;
-  if (!Array.isArray(columns) || columns.length !== COLUMNS.length)
-    return `${Array.isArray(columns) ? columns.length : 'no'} columns, expected ${COLUMNS.length}`;
-  const n = Array.isArray(columns[0]) ? columns[0].length : -1;
-  if (!columns.every((column) => Array.isArray(column) && column.length === n))
-    return 'columns of different lengths';
-  const [domain, isp] = columns as [number[], number[]];
-  const domainCount = d.domains.length / 2;
-  const ispCount = d.isps.length;
-  for (let i = 0; i < n; i++) {
-    const di = domain[i]!;
-    const si = isp[i]!;
-    if (!(di >= 0 && di < domainCount && si >= 0 && si < ispCount))
+function headerProblem(header: unknown, columnBytes: number): string | undefined {
+  if (typeof header !== 'object' || header === null) return 'not an object';
+  const h = header as Partial<StoredHeader>;
+  if (h.v !== VERSION) return `version ${String(h.v)}, expected ${VERSION}`;
+  if (h.sent != null && typeof h.sent.subject !== 'string') return 'sent without a subject';
+  if (typeof h.network !== 'number') return 'no network';
+  if (!Array.isArray(h.domains) || h.domains.length % 2 !== 0) return 'no domain list';
+  if (!Array.isArray(h.isps)) return 'no ISP list';
+  if (!Number.isSafeInteger(h.n) || h.n! < 0) return 'no entry count';
+  const kinds = h.kinds;
+  if (
+    !Array.isArray(kinds) ||
+    kinds.length !== COLUMNS.length ||
+    !kinds.every((k) => KINDS.includes(k))
+  )
+    return `not ${COLUMNS.length} known column kinds`;
+  const expected = kinds.reduce((sum, kind) => sum + BYTES[kind] * h.n!, 0);
+  if (columnBytes !== expected) return `${columnBytes} bytes of columns, expected ${expected}`;
+  return undefined;
+}
+
+/** An entry whose domain or ISP is not in the lists. */
+function indexProblem(listing: ListingColumns): string | undefined {
+  const [domain, isp] = listing.columns as [ArrayLike<number>, ArrayLike<number>];
+  const domainCount = listing.domains.length / 2;
+  const ispCount = listing.isps.length;
+  for (let i = 0; i < domain.length; i++) {
+    const d = domain[i]!;
+    const s = isp[i]!;
+    if (!(
+      Number.isInteger(d) &&
+      d >= 0 &&
+      d < domainCount &&
+      Number.isInteger(s) &&
+      s >= 0 &&
+      s < ispCount
+    ))
       return `entry ${i} names no stored domain or ISP`;
   }
   return undefined;
