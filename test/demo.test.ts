@@ -28,7 +28,10 @@ describe('thm demo', () => {
     expect(lines).toContain('2026-11-21');
     expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 2 new (2026-11-15)');
     expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 1 worse (2026-11-16)');
-    expect(r.stdout).toContain('e-mail: [Traffic Health] Acme Network: 10 new (2026-11-17)');
+    // The blocked domain: one headline for the domain, no card per ISP (monitor/common-drops.ts).
+    expect(r.stdout).toMatch(
+      /e-mail: \[Traffic Health\] Acme Network: 1 domain down \d+% \(2026-11-17\)/,
+    );
     expect(r.stdout).toMatch(/Globex Partners +premium-inactive/);
     expect(r.stdout).toMatch(/6 e-mails in /);
 
@@ -57,9 +60,20 @@ describe('thm demo', () => {
         ),
         'utf8',
       ),
-    ) as { version: number; kind: string; counts: { new: number }; pairs: unknown[] };
-    expect(hook).toMatchObject({ version: 1, kind: 'alert', counts: { new: 10 } });
-    expect(hook.pairs).toHaveLength(10);
+    ) as {
+      version: number;
+      kind: string;
+      counts: { new: number };
+      drops: unknown[];
+      pairs: unknown[];
+    };
+    expect(hook).toMatchObject({
+      version: 1,
+      kind: 'alert',
+      counts: { new: 0 },
+      drops: [{ scope: 'domain', domainId: 102, class: 'new' }],
+    });
+    expect(hook.pairs).toHaveLength(0);
     const blocked = await simpleParser(
       readFileSync(
         path.join(
@@ -68,8 +82,12 @@ describe('thm demo', () => {
         ),
       ),
     );
-    expect(blocked.subject).toBe('[Traffic Health] Acme Network: 10 new (2026-11-17)');
-    expect(blocked.text).toContain('go.acmeclicks.net');
+    expect(blocked.subject).toMatch(
+      /^\[Traffic Health\] Acme Network: 1 domain down \d+% \(2026-11-17\)$/,
+    );
+    expect(blocked.text).toMatch(
+      /https:\/\/go\.acmeclicks\.net is down about \d+% against the same weekday a week ago, on \d+ of the \d+ ISPs it has shown, together/,
+    );
     expect(blocked.html).toBeTruthy();
 
     // Its own prefix, removed at the end: nothing left in this Redis.

@@ -23,7 +23,7 @@ export function listingFileText(network: SimNetwork): string {
  */
 export function writeListingFiles(
   dir: string,
-  options: Pick<QualityOptions, 'seeds' | 'incidentNetworks' | 'quietNetworks'>,
+  options: Pick<QualityOptions, 'seeds' | 'incidentNetworks' | 'quietNetworks' | 'level'>,
 ): string[] {
   mkdirSync(dir, { recursive: true });
   return options.seeds.flatMap((seed) =>

@@ -3,10 +3,12 @@ import { Random } from './random.js';
 
 /**
  * The simulated world of `npm run quality`: networks of tracking domains x ISPs whose daily
- * clicks are Poisson around a log-normal volume with weekly seasonality, incidents of several
- * shapes laid over them, and the partner API's listing rule on top (a pair is listed only when
- * yesterday's clicks are below each of the days 7, 14 and 30 back). docs/alert-quality.md
- * explains the choices.
+ * clicks are Poisson around a mean that is a log-normal volume with weekly seasonality, a slow
+ * growth or decline, and (at every level but `poisson`) daily log-normal factors of the pair,
+ * its domain and the whole network; holidays that lower the whole network for a day; incidents
+ * of several shapes laid over them; and the partner API's listing rule on top (a pair is listed
+ * only when yesterday's clicks are below each of the days 7, 14 and 30 back).
+ * docs/alert-quality.md explains the choices.
  */
 
 export const DOMAINS_PER_NETWORK = 3;
@@ -22,26 +24,50 @@ const DOMAIN_SCALE_SIGMA = 0.5;
 /** Weekend traffic relative to weekdays, per domain; weekdays vary a little around 1. */
 const WEEKEND_FACTOR = { min: 0.55, max: 0.85 } as const;
 const WEEKDAY_JITTER = 0.06;
+/** Each pair grows or declines steadily, by up to this share a week (either way). */
+const MAX_WEEKLY_TREND = 0.01;
+/** Holidays per network in its 60 days, each lowering every pair by 25-40% for one day. */
+const HOLIDAYS = { count: 2, min: 0.25, max: 0.4 } as const;
+
+/**
+ * How much more than chance a day's clicks vary: the standard deviations (on the log scale) of
+ * independent daily factors on each day's mean, one per pair, one per domain (shared by its
+ * ISPs), one for the whole network. `poisson` has none: clicks are Poisson around the mean.
+ */
+export const VARIATION_LEVELS = {
+  poisson: { pair: 0, domain: 0, network: 0 },
+  mild: { pair: 0.05, domain: 0.03, network: 0.02 },
+  moderate: { pair: 0.1, domain: 0.07, network: 0.04 },
+  heavy: { pair: 0.15, domain: 0.08, network: 0.05 },
+} as const;
+export type VariationLevel = keyof typeof VARIATION_LEVELS;
+export const LEVELS = Object.keys(VARIATION_LEVELS) as VariationLevel[];
 
 export type IncidentShape =
   | 'isp-filter'
   | 'domain-down'
   | 'permanent-block'
+  | 'small-block'
   | 'slide'
   | 'slide-smaller'
   | 'low-volume'
   | 'weekend-dip'
-  | 'escalation';
+  | 'escalation'
+  | 'campaign-end'
+  | 'holiday';
 
 export const INCIDENT_SHAPES: readonly IncidentShape[] = [
   'isp-filter',
   'domain-down',
   'permanent-block',
+  'small-block',
   'slide',
   'slide-smaller',
   'low-volume',
   'weekend-dip',
   'escalation',
+  'campaign-end',
+  'holiday',
 ];
 
 export interface Incident {
@@ -71,10 +97,13 @@ export interface SimPair {
   volume: number;
   /** Multiplier per weekday, 0 = Sunday. */
   weekly: number[];
+  /** Growth (or, negative, decline) of its mean per week. */
+  weeklyTrend: number;
 }
 
 export interface SimNetwork {
   name: string;
+  level: VariationLevel;
   pairs: SimPair[];
   incidents: Incident[];
   /** Day number (days since 1970-01-01) of simulated day 0. */
@@ -90,13 +119,22 @@ export interface SimNetwork {
 export const SLIDE = { perDay: 0.06, days: 12, minVolume: 500 } as const;
 /** Step drops ("one ISP filtering one domain") on pairs of at least this many clicks a day. */
 export const STEP_MIN_VOLUME = 200;
+/** A block for good of 60-90% on a smaller pair: minVolume up to STEP_MIN_VOLUME clicks a day. */
+export const SMALL_BLOCK = { minVolume: 50, min: 0.6, max: 0.9 } as const;
+/** A campaign that ends: every ISP of one domain this much lower, for good. */
+export const CAMPAIGN_END_DROP = 0.4;
 /**
  * Escalation: a pair of at least minVolume clicks a day down `first` for 3-5 days (a warning),
  * then down 60-90% for 3-5 days (critical: the day it should be e-mailed as worse), then back.
  */
 export const ESCALATION = { minVolume: 500, first: 0.3, second: { min: 0.6, max: 0.9 } } as const;
 
-export function buildNetwork(rng: Random, name: string, withIncidents: boolean): SimNetwork {
+export function buildNetwork(
+  rng: Random,
+  name: string,
+  withIncidents: boolean,
+  level: VariationLevel = 'poisson',
+): SimNetwork {
   const pairs: SimPair[] = [];
   for (let d = 0; d < DOMAINS_PER_NETWORK; d++) {
     const domainId = 100 + d;
@@ -115,22 +153,34 @@ export function buildNetwork(rng: Random, name: string, withIncidents: boolean):
         url: `https://track${d + 1}.${name}.example`,
         volume: rng.logNormal(ISP_VOLUME.median, ISP_VOLUME.sigma) * scale,
         weekly,
+        weeklyTrend: MAX_WEEKLY_TREND * (rng.next() * 2 - 1),
       });
     }
   }
   // Monday, so "day 0" is not always the same weekday across seeds: shift by 0..6.
   const day0 = Date.UTC(2026, 0, 5) / 86_400_000 + rng.int(0, 6);
   const incidents = withIncidents ? planIncidents(rng, pairs, day0) : [];
-  const clicks = pairs.map((pair) => {
+  const holidays = planHolidays(rng);
+  // The world's random parts each from a source of their own, drawn the same way at every
+  // level: a seed's networks, incidents and holidays are the same at every level, and its
+  // extra-Poisson factors differ only in scale.
+  const noise = dailyFactors(new Random(day0 * 7 + name.length * 131 + 1), pairs, level);
+  const counts = new Random(day0 * 11 + name.length * 131 + 2);
+  const clicks = pairs.map((pair, index) => {
     const series: number[] = [];
     for (let day = -HISTORY_DAYS; day < SIM_DAYS; day++) {
-      let mean = pair.volume * (pair.weekly[weekdayOf(day0 + day)] as number);
+      let mean =
+        pair.volume *
+        (pair.weekly[weekdayOf(day0 + day)] as number) *
+        (1 + pair.weeklyTrend) ** (day / 7) *
+        (noise[index]?.[day + HISTORY_DAYS] as number);
       for (const incident of incidents) {
         if (day >= incident.start && day <= incident.end && incident.pairs.includes(pair.key)) {
           mean *= incident.factor(day);
         }
       }
-      series.push(rng.poisson(mean));
+      for (const holiday of holidays) if (day === holiday.start) mean *= holiday.factor(day);
+      series.push(counts.poisson(mean));
     }
     return series;
   });
@@ -142,7 +192,62 @@ export function buildNetwork(rng: Random, name: string, withIncidents: boolean):
     thin(new Random(day0 * 137 + 1), clicks[index] as number[], escalation);
     incidents.push(escalation);
   }
-  return { name, pairs, incidents, day0, clicks };
+  // Holidays last: a pair event of an incident's pair is the incident's, not the holiday's.
+  for (const holiday of holidays) incidents.push({ ...holiday, pairs: pairs.map((p) => p.key) });
+  return { name, level, pairs, incidents, day0, clicks };
+}
+
+/**
+ * The multiplier of each pair's mean on each day (pair x day, history included): the product
+ * of a log-normal factor of its own, one of its domain and one of the network, each drawn
+ * independently every day with median 1. At `poisson` all are 1.
+ */
+function dailyFactors(rng: Random, pairs: readonly SimPair[], level: VariationLevel): number[][] {
+  const sd = VARIATION_LEVELS[level];
+  const days = HISTORY_DAYS + SIM_DAYS;
+  const network = Array.from({ length: days }, () => rng.normal());
+  const domains = new Map<number, number[]>();
+  for (const pair of pairs) {
+    if (!domains.has(pair.domainId)) {
+      domains.set(
+        pair.domainId,
+        Array.from({ length: days }, () => rng.normal()),
+      );
+    }
+  }
+  return pairs.map((pair) => {
+    const domain = domains.get(pair.domainId) as number[];
+    return Array.from({ length: days }, (_, t) =>
+      Math.exp(
+        sd.pair * rng.normal() +
+          sd.domain * (domain[t] as number) +
+          sd.network * (network[t] as number),
+      ),
+    );
+  });
+}
+
+/**
+ * Two holidays on distinct days: every pair of the network 25-40% down for that day. Each is
+ * seen on the run after it and leaves at least 4 more runs inside the 60 days.
+ */
+function planHolidays(rng: Random): Incident[] {
+  const days = new Set<number>();
+  while (days.size < HOLIDAYS.count) days.add(rng.int(2, SIM_DAYS - 6));
+  return [...days]
+    .sort((a, b) => a - b)
+    .map((day) => {
+      const drop = HOLIDAYS.min + rng.next() * (HOLIDAYS.max - HOLIDAYS.min);
+      return {
+        shape: 'holiday' as const,
+        pairs: [],
+        start: day,
+        end: day,
+        factor: () => 1 - drop,
+        minVolume: 0,
+        depth: drop,
+      };
+    });
 }
 
 function planEscalation(rng: Random, pairs: SimPair[], incidents: Incident[]): Incident {
@@ -250,6 +355,36 @@ function planIncidents(rng: Random, pairs: SimPair[], day0: number): Incident[] 
       factor: () => 0,
       minVolume: pair.volume,
       depth: 1,
+    });
+  }
+  {
+    const pair = choose(SMALL_BLOCK.minVolume, STEP_MIN_VOLUME);
+    const drop = SMALL_BLOCK.min + rng.next() * (SMALL_BLOCK.max - SMALL_BLOCK.min);
+    incidents.push({
+      shape: 'small-block',
+      pairs: [pair.key],
+      start: startDay(),
+      end: Infinity,
+      factor: () => 1 - drop,
+      minVolume: pair.volume,
+      depth: drop,
+    });
+  }
+  {
+    // The downed domain's campaign ends before or after its outage, far enough from it that
+    // their windows do not meet.
+    const domainPairs = pairs.filter((p) => p.domainId === downDomain);
+    const down = incidents.find((i) => i.shape === 'domain-down') as Incident;
+    let start = rng.int(6, 44);
+    while (start + 10 >= down.start && start <= down.end + 5) start = rng.int(6, 44);
+    incidents.push({
+      shape: 'campaign-end',
+      pairs: domainPairs.map((p) => p.key),
+      start,
+      end: Infinity,
+      factor: () => 1 - CAMPAIGN_END_DROP,
+      minVolume: Math.min(...domainPairs.map((p) => p.volume)),
+      depth: CAMPAIGN_END_DROP,
     });
   }
   for (const [shape, min, max] of [

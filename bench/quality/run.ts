@@ -2,11 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SIGNIFICANCE_RULES } from '../../src/monitor/significance.js';
 import { writeListingFiles } from './listings.js';
+import { LEVELS, type VariationLevel } from './model.js';
 import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
 
 /**
  * `npm run quality`: the alert-quality simulation (docs/alert-quality.md) with default
- * settings over the default seeds; prints a summary and writes bench/quality.json.
+ * settings over the default seeds, at every level of extra-Poisson variation; prints a summary
+ * per level and writes bench/quality.json. `--level NAME` runs one level.
  * `npm run quality -- --compare` runs every significance rule of SIGNIFICANCE_RULES at several
  * minSignificance values instead and prints one line each. `--seeds 9-40`, `--set NAME=NUMBER`
  * (an alert setting) and `--no-memory` (no listed runs) change what is run; then nothing is
@@ -22,7 +24,7 @@ function line(label: string, report: QualityReport): string {
       : '-';
   };
   return [
-    label.padEnd(28),
+    label.padEnd(36),
     `noise ${report.noiseEmailsPer60DaysPerNetwork.toFixed(2).padStart(5)}/60d/net`,
     `quiet-day ${String(report.quietDayEmails).padStart(3)}`,
     `noise pairs ${String(report.noisePairEvents).padStart(4)}`,
@@ -35,6 +37,7 @@ function line(label: string, report: QualityReport): string {
 }
 
 function summary(report: QualityReport): string {
+  const h = report.holidays;
   const rows = report.shapes.map(
     (s) =>
       `  ${s.shape.padEnd(16)} ${String(s.incidents).padStart(3)} incidents  ` +
@@ -47,12 +50,15 @@ function summary(report: QualityReport): string {
         : ''),
   );
   return [
-    `alert quality: ${report.seeds.length} seeds, ${report.networks} networks x ${report.days / report.networks} days`,
+    `alert quality, level ${report.level}: ${report.seeds.length} seeds, ${report.networks} networks x ${report.days / report.networks} days`,
     `  e-mails ${report.emails}, noise e-mails ${report.noiseEmails} ` +
       `(${report.noiseEmailsPer60DaysPerNetwork} per 60 days per network), ` +
       `on quiet days ${report.quietDayEmails} of ${report.quietDays} quiet days, ` +
       `noise pair events ${report.noisePairEvents}`,
     `  slide median delay per seed ${JSON.stringify(report.slide.perSeed)}, median ${report.slide.median}`,
+    `  holidays ${h.count}: e-mailed ${h.emailed}, more than one e-mail ${h.overOneEmail}, ` +
+      `network headline ${h.networkHeadlines}, most pairs listed ${h.maxPairsListed}, ` +
+      `noise e-mails in the 4 runs after ${h.noiseAfter}`,
     ...rows,
   ].join('\n');
 }
@@ -80,43 +86,59 @@ function seedsOf(argv: string[]): number[] | undefined {
   return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }
 
+/** `--level moderate`: one level instead of all. */
+function levelsOf(argv: string[]): VariationLevel[] | undefined {
+  const at = argv.indexOf('--level');
+  if (at < 0) return undefined;
+  const level = argv[at + 1] ?? '';
+  if (!(LEVELS as string[]).includes(level)) {
+    throw new Error(`--level takes one of ${LEVELS.join(', ')}`);
+  }
+  return [level as VariationLevel];
+}
+
 function main(argv: string[]): void {
   const seeds = seedsOf(argv) ?? DEFAULT_OPTIONS.seeds;
   const settings = settingsOf(argv);
   const memory = !argv.includes('--no-memory');
+  const levels = levelsOf(argv);
   const listings = argv.indexOf('--listings');
   if (listings >= 0) {
     const dir = argv[listings + 1];
     if (!dir) throw new Error('--listings takes a directory, e.g. --listings /tmp/listings');
-    const files = writeListingFiles(dir, { ...DEFAULT_OPTIONS, seeds });
-    console.log(`written ${files.length} listing files in ${dir}, e.g.`);
+    // One level's networks: poisson unless --level names another.
+    const level = levels?.[0] ?? 'poisson';
+    const files = writeListingFiles(dir, { ...DEFAULT_OPTIONS, level, seeds });
+    console.log(`written ${files.length} listing files (${level}) in ${dir}, e.g.`);
     console.log(`  thm replay --network ID --listings ${files[0]}`);
-    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, seeds, settings, memory })));
+    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, level, seeds, settings, memory })));
     return;
   }
   if (argv.includes('--compare')) {
-    for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {
-      for (const minSignificance of [2, 2.5, 3, 3.5, 4]) {
-        const report = runQuality({
-          ...DEFAULT_OPTIONS,
-          seeds,
-          rule,
-          memory,
-          settings: { ...settings, minSignificance },
-        });
-        console.log(line(`${name} >= ${minSignificance}`, report));
+    for (const level of levels ?? LEVELS) {
+      for (const [name, rule] of Object.entries(SIGNIFICANCE_RULES)) {
+        for (const minSignificance of [2, 2.5, 3, 3.5, 4]) {
+          const report = runQuality({
+            ...DEFAULT_OPTIONS,
+            level,
+            seeds,
+            rule,
+            memory,
+            settings: { ...settings, minSignificance },
+          });
+          console.log(line(`${level} ${name} >= ${minSignificance}`, report));
+        }
       }
     }
     return;
   }
-  if (seeds !== DEFAULT_OPTIONS.seeds || settings || !memory) {
-    console.log(summary(runQuality({ ...DEFAULT_OPTIONS, seeds, settings, memory })));
-    return;
-  }
-  const report = runQuality(DEFAULT_OPTIONS);
-  console.log(summary(report));
+  const reports = (levels ?? LEVELS).map((level) =>
+    runQuality({ ...DEFAULT_OPTIONS, level, seeds, settings, memory }),
+  );
+  for (const report of reports) console.log(summary(report));
+  if (seeds !== DEFAULT_OPTIONS.seeds || settings || !memory || levels) return;
   const out = fileURLToPath(new URL('../../../bench/quality.json', import.meta.url));
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify({ levels: reports }, null, 2)}\n`);
   console.log(`written ${out}`);
 }
 

@@ -4,6 +4,8 @@ import { isoDateOfDay } from '../../src/dates.js';
 import { classifyPairs, isEmailedClass, pairKey } from '../../src/monitor/classify.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type { SignificanceRule } from '../../src/monitor/significance.js';
+import { EMAILED_DROP_CLASSES } from '../../src/monitor/common-drops.js';
+import type { LearnedState } from '../../src/monitor/types.js';
 import type { ActivePair, PairClass, WatchedRun } from '../../src/monitor/types.js';
 import {
   buildNetwork,
@@ -13,6 +15,7 @@ import {
   type Incident,
   type IncidentShape,
   type SimNetwork,
+  type VariationLevel,
 } from './model.js';
 import { Random } from './random.js';
 
@@ -24,6 +27,8 @@ import { Random } from './random.js';
  */
 
 export interface QualityOptions {
+  /** How much more than chance clicks vary (model.ts, VARIATION_LEVELS). @defaultValue poisson */
+  level?: VariationLevel;
   seeds: number[];
   /** Networks with incidents per seed. */
   incidentNetworks: number;
@@ -69,7 +74,16 @@ export interface IncidentResult {
    * pair as worse (or new) after it began (1 = its first day); null: never, or another shape.
    */
   escalationDelay: number | null;
+  /** holiday only: pair cards (declining pair events) in its e-mails. */
+  pairsListed: number;
+  /** holiday only: whether an e-mail of it said that the whole network dipped. */
+  networkHeadline: boolean;
+  /** holiday only: noise e-mails in the HOLIDAY_AFTER_RUNS runs after the one that sees it. */
+  noiseAfter: number;
 }
+
+/** Runs after a holiday's own in which it must leave no noise e-mail. */
+export const HOLIDAY_AFTER_RUNS = 4;
 
 export interface SeedResult {
   seed: number;
@@ -81,12 +95,16 @@ export interface SeedResult {
   quietDayEmails: number;
   /** Pair events (new, worse, reminder, cleared) of pairs in no incident. */
   noisePairEvents: number;
+  /** Where the noise e-mails fell: network and as-of day. */
+  noise: Array<{ network: string; asOf: number }>;
   incidents: IncidentResult[];
 }
 
 interface EmailRecord {
   asOf: number;
   events: Array<{ key: string; pairClass: PairClass }>;
+  /** Whether it said that the whole network dipped. */
+  networkHeadline: boolean;
 }
 
 export function simulateNetwork(
@@ -97,6 +115,7 @@ export function simulateNetwork(
 ): EmailRecord[] {
   let active: ActivePair[] = [];
   let runs: WatchedRun[] = [];
+  let learned: LearnedState | undefined;
   const emails: EmailRecord[] = [];
   for (let asOf = 1; asOf <= SIM_DAYS; asOf++) {
     const classification = classifyPairs({
@@ -107,13 +126,28 @@ export function simulateNetwork(
       silences: [],
       runs,
       rule,
+      learned,
     });
     if (memory) runs = runsAfter(classification.changes) ?? [];
     active = historyAfter(classification.changes);
+    learned = classification.changes.learned;
     const events = classification.pairs
       .filter((p) => isEmailedClass(p.class, settings))
       .map((p) => ({ key: pairKey(p.domainId, p.isp), pairClass: p.class }));
-    if (events.length > 0) emails.push({ asOf, events });
+    const drops = (classification.drops ?? []).filter((d) =>
+      EMAILED_DROP_CLASSES.includes(d.class),
+    );
+    for (const drop of drops) {
+      if (drop.scope !== 'domain') continue;
+      // A domain's drop stands for its pairs: it is that domain's incident's (or noise).
+      events.push({
+        key: `${drop.domainId}:*`,
+        pairClass: drop.class === 'new' || drop.class === 'worse' ? drop.class : 'reminder',
+      });
+    }
+    if (events.length > 0 || drops.length > 0) {
+      emails.push({ asOf, events, networkHeadline: drops.some((d) => d.scope === 'network') });
+    }
   }
   return emails;
 }
@@ -125,11 +159,20 @@ export function simulateNetwork(
  */
 function incidentWindow(incident: Incident, settings: AlertSettings): [number, number] {
   const lastSeen = Number.isFinite(incident.end) ? incident.end + 1 : SIM_DAYS;
-  const last =
-    incident.shape === 'permanent-block'
-      ? incident.start + 8 + settings.clearAfterRuns
-      : lastSeen + settings.clearAfterRuns + 1;
+  if (incident.shape === 'holiday') return [incident.start + 1, incident.start + 1];
+  const last = isForGood(incident)
+    ? incident.start + 8 + settings.clearAfterRuns
+    : lastSeen + settings.clearAfterRuns + 1;
   return [incident.start + 1, last];
+}
+
+/** A step down that never ends (a slide never ends either, but deepens for days first). */
+function isForGood(incident: Incident): boolean {
+  return (
+    incident.shape === 'permanent-block' ||
+    incident.shape === 'small-block' ||
+    incident.shape === 'campaign-end'
+  );
 }
 
 /**
@@ -138,7 +181,7 @@ function incidentWindow(incident: Incident, settings: AlertSettings): [number, n
  * 7 days after the block began; after the dip's first weekend.
  */
 function lastVisible(incident: Incident): number | null {
-  if (incident.shape === 'permanent-block') return incident.start + 7;
+  if (isForGood(incident)) return incident.start + 7;
   if (incident.shape === 'weekend-dip') return incident.start + 2;
   return Number.isFinite(incident.end) ? incident.end + 1 : null;
 }
@@ -148,12 +191,18 @@ function score(
   network: SimNetwork,
   emails: EmailRecord[],
   settings: AlertSettings,
-): Omit<SeedResult, 'seed' | 'networks' | 'days'> {
+): Omit<SeedResult, 'seed' | 'networks' | 'days' | 'noise'> & { noiseOn: number[] } {
   const windows = network.incidents.map((incident) => incidentWindow(incident, settings));
   const owner = (key: string, asOf: number): number =>
     network.incidents.findIndex((incident, i) => {
       const [from, to] = windows[i] as [number, number];
-      return incident.pairs.includes(key) && asOf >= from && asOf <= to;
+      if (asOf < from || asOf > to) return false;
+      // A domain's common drop ("101:*") is a whole-domain incident's, or a holiday's.
+      if (key.endsWith(':*')) {
+        const domain = key.slice(0, -1);
+        return incident.pairs.length > 1 && incident.pairs.some((p) => p.startsWith(domain));
+      }
+      return incident.pairs.includes(key);
     });
   const quiet = (asOf: number): boolean => windows.every(([from, to]) => asOf < from || asOf > to);
 
@@ -169,7 +218,10 @@ function score(
     lastStart: 0,
     cleared: null as number | null,
     escalated: null as number | null,
+    pairsListed: 0,
+    networkHeadline: false,
   }));
+  const noiseOn = new Set<number>();
   for (const email of emails) {
     const touched = new Map<number, Set<PairClass>>();
     for (const event of email.events) {
@@ -181,8 +233,23 @@ function score(
       let classes = touched.get(i);
       if (!classes) touched.set(i, (classes = new Set()));
       classes.add(event.pairClass);
+      const tally = perIncident[i] as (typeof perIncident)[number];
+      if (event.pairClass !== 'cleared') tally.pairsListed++;
     }
-    if (touched.size === 0) noiseEmails++;
+    if (email.networkHeadline) {
+      // The holiday it is about, when one is seen today; else it names no incident.
+      const i = network.incidents.findIndex(
+        (incident, n) => incident.shape === 'holiday' && (windows[n] as number[])[0] === email.asOf,
+      );
+      if (i >= 0) {
+        (perIncident[i] as (typeof perIncident)[number]).networkHeadline = true;
+        if (!touched.has(i)) touched.set(i, new Set());
+      }
+    }
+    if (touched.size === 0) {
+      noiseEmails++;
+      noiseOn.add(email.asOf);
+    }
     if (quiet(email.asOf)) quietDayEmails++;
     for (const [i, classes] of touched) {
       const tally = perIncident[i] as (typeof perIncident)[number];
@@ -236,9 +303,18 @@ function score(
         incident.escalatesOn === undefined || tally.escalated === null
           ? null
           : tally.escalated - incident.escalatesOn,
+      pairsListed: tally.pairsListed,
+      networkHeadline: tally.networkHeadline,
+      noiseAfter:
+        incident.shape === 'holiday'
+          ? Array.from({ length: HOLIDAY_AFTER_RUNS }, (_, k) => incident.start + 2 + k).filter(
+              (asOf) => noiseOn.has(asOf),
+            ).length
+          : 0,
     };
   });
   return {
+    noiseOn: [...noiseOn],
     emails: emails.length,
     noiseEmails,
     quietDays,
@@ -251,12 +327,12 @@ function score(
 /** The networks of one seed, as the simulation builds them. */
 export function seedNetworks(
   seed: number,
-  options: Pick<QualityOptions, 'incidentNetworks' | 'quietNetworks'>,
+  options: Pick<QualityOptions, 'incidentNetworks' | 'quietNetworks' | 'level'>,
 ): SimNetwork[] {
   const rng = new Random(seed * 7919 + 17);
   const total = options.incidentNetworks + options.quietNetworks;
   return Array.from({ length: total }, (_, n) =>
-    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks),
+    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks, options.level),
   );
 }
 
@@ -271,6 +347,7 @@ export function simulateSeed(seed: number, options: QualityOptions): SeedResult 
     quietDays: 0,
     quietDayEmails: 0,
     noisePairEvents: 0,
+    noise: [],
     incidents: [],
   };
   for (const network of seedNetworks(seed, options)) {
@@ -287,6 +364,7 @@ export function simulateSeed(seed: number, options: QualityOptions): SeedResult 
     result.quietDays += scored.quietDays;
     result.quietDayEmails += scored.quietDayEmails;
     result.noisePairEvents += scored.noisePairEvents;
+    for (const asOf of scored.noiseOn) result.noise.push({ network: network.name, asOf });
     result.incidents.push(...scored.incidents);
   }
   return result;
@@ -313,6 +391,7 @@ export interface ShapeSummary {
 }
 
 export interface QualityReport {
+  level: VariationLevel;
   seeds: number[];
   settings: AlertSettings;
   networks: number;
@@ -326,6 +405,18 @@ export interface QualityReport {
   shapes: ShapeSummary[];
   /** The slide's median delay per seed, and the median of those. */
   slide: { perSeed: Array<number | null>; median: number | null };
+  /**
+   * Holidays: how many, how many sent more than one e-mail, the most pair cards one listed,
+   * how many e-mails said the whole network dipped, noise e-mails in the runs after them.
+   */
+  holidays: {
+    count: number;
+    emailed: number;
+    overOneEmail: number;
+    maxPairsListed: number;
+    networkHeadlines: number;
+    noiseAfter: number;
+  };
   perSeed: Array<Omit<SeedResult, 'incidents'>>;
   incidents: IncidentResult[];
 }
@@ -372,7 +463,9 @@ export function runQuality(options: QualityOptions = DEFAULT_OPTIONS): QualityRe
   const slidePerSeed = seeds.map((s) =>
     median(s.incidents.filter((i) => i.shape === 'slide').map((i) => i.delay ?? SIM_DAYS)),
   );
+  const holidays = incidents.filter((i) => i.shape === 'holiday');
   return {
+    level: options.level ?? 'poisson',
     seeds: options.seeds,
     settings,
     networks,
@@ -387,6 +480,14 @@ export function runQuality(options: QualityOptions = DEFAULT_OPTIONS): QualityRe
     slide: {
       perSeed: slidePerSeed,
       median: median(slidePerSeed.flatMap((d) => (d === null ? [] : [d]))),
+    },
+    holidays: {
+      count: holidays.length,
+      emailed: holidays.filter((h) => h.emails > 0).length,
+      overOneEmail: holidays.filter((h) => h.emails > 1).length,
+      maxPairsListed: Math.max(0, ...holidays.map((h) => h.pairsListed)),
+      networkHeadlines: holidays.filter((h) => h.networkHeadline).length,
+      noiseAfter: holidays.reduce((sum, h) => sum + h.noiseAfter, 0),
     },
     perSeed: seeds.map(({ incidents: _incidents, ...rest }) => rest),
     incidents,

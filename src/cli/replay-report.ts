@@ -9,6 +9,7 @@ import {
   type ReplayVariant,
   type ReplayedDay,
   type ReplayedEmail,
+  type ReplayedDrop,
   type ReplayedPair,
 } from '../replay/replay.js';
 import type { SentAlert } from '../store/listing-codec.js';
@@ -96,9 +97,12 @@ function sentLine(sent: SentAlert | null | undefined): string {
   return sent ? sent.subject : '-';
 }
 
-/** An e-mail's pairs, one line per class: the first few, worst first, and how many in all. */
+/**
+ * An e-mail's common drops, one line each, then its pairs, one line per class: the first few,
+ * worst first, and how many in all.
+ */
 function pairLines(email: ReplayedEmail): string[] {
-  const lines: string[] = [];
+  const lines: string[] = email.drops.map((d) => `              ${dropText(d)}`);
   for (const c of SUMMED_CLASSES) {
     const pairs = email.pairs.filter((p) => p.class === c);
     if (pairs.length === 0) continue;
@@ -112,6 +116,14 @@ function pairLines(email: ReplayedEmail): string[] {
     );
   }
   return lines;
+}
+
+/** A common drop: `new (domain): URL -83%, its ISPs together`. */
+function dropText(d: ReplayedDrop): string {
+  const drop = `-${Math.abs(d.dropPercent).toFixed(0)}%`;
+  return d.scope === 'network'
+    ? `${d.class} (network): ${drop}, its domains together`
+    : `${d.class} (domain): ${displayText(d.domainUrl, MAX_URL_CHARS)} ${drop}, its ISPs together`;
 }
 
 function pairText(p: ReplayedPair): string {
@@ -159,5 +171,5 @@ export function printReplayJson(header: ReplayHeader, days: Iterable<ReplayedDay
 }
 
 function emailJson(email: ReplayedEmail | null, counts: ClassCounts) {
-  return email && { subject: email.subject, counts, pairs: email.pairs };
+  return email && { subject: email.subject, counts, drops: email.drops, pairs: email.pairs };
 }

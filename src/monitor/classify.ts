@@ -1,13 +1,16 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
+import { classifyDrops, judgedShares } from './common-drops.js';
+import { commonMoves } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
+import { ispHashes, updateKnown } from './known-isps.js';
 import { pairKey } from './pair-key.js';
-import { PairTable } from './pair-table.js';
+import { PairMap } from './pair-map.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { beginsRun, extendRun, isSteadyDecline } from './runs.js';
-import { poissonZ, type SignificanceRule } from './significance.js';
+import { poissonZ, type DropNoise, type SignificanceRule } from './significance.js';
 import {
   emptyMeasure,
   isClearlyCritical,
@@ -25,12 +28,15 @@ import {
   type Classification,
   type ClassifiedPair,
   type DomainRollup,
+  type DropScope,
   type IsoDate,
   type IspTrend,
+  type LearnedState,
   type PairClass,
   type Silence,
   type WatchedRun,
 } from './types.js';
+import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
 
 export { depressedAfterClear } from './depressed.js';
 export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
@@ -39,8 +45,11 @@ export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
  * The alert lifecycle (docs/design.md; words in the glossary of types.ts), as a
  * pure function: no clock, no I/O. Every pair of today's list that is alertable or active, and
  * every pair of the active history, gets exactly one class; `changes` is the history after
- * the run. One pass over the entries and one over the history: linear, nothing sorted but the
- * (few) domains.
+ * the run, and what was learned of the network with it. Each pair is judged against the
+ * network's learned variation (monitor/variation.ts) and its domain's common move today
+ * (monitor/common-move.ts); most of a domain or of the network down together is one common
+ * drop (monitor/common-drops.ts). One pass over the entries and one over the history: linear,
+ * nothing sorted but the (few) domains and their known ISPs.
  */
 
 export type LifecycleSettings = Thresholds &
@@ -57,6 +66,8 @@ export interface ClassifyInput {
   silences: readonly Silence[];
   /** The listed runs before this run, each pair's once (monitor/runs.ts). Not modified (but see `inPlace`). */
   runs?: readonly WatchedRun[];
+  /** What was learned of the network by the runs before (absent: nothing yet). */
+  learned?: LearnedState;
   /** The significance rule; only the simulation (`npm run quality -- --compare`) sets it. */
   rule?: SignificanceRule;
   /**
@@ -90,9 +101,7 @@ export function emptyClassCounts(): ClassCounts {
 
 /**
  * One pair's step through the lifecycle; `next` undefined = not (or no longer) in history, or
- * (class new) added to it by its ClassifiedPair (HistoryChange.added). The
- * step functions fill one Step per classifyPairs call, read before the next pair's step (one
- * object a run instead of one a pair; target P6, docs/performance.md).
+ * (class new) added to it by its ClassifiedPair (HistoryChange.added).
  */
 interface Step {
   pairClass: PairClass;
@@ -106,6 +115,7 @@ function stepAlertable(
   out: Step,
   prev: ActivePair | undefined,
   today: PairMeasure,
+  noise: DropNoise,
   domainUrl: string,
   silenced: boolean,
   asOf: IsoDate,
@@ -136,7 +146,11 @@ function stepAlertable(
   if (
     today.severity === 'critical' &&
     wasWarning &&
-    isClearlyCritical({ yesterday: today.yesterday, d7: today.baseline, d14: today.d14 }, settings)
+    isClearlyCritical(
+      { yesterday: today.yesterday, d7: today.baseline, d14: today.d14 },
+      settings,
+      noise,
+    )
   ) {
     next.lastNotified = asOf;
     next.notifiedSeverity = 'critical';
@@ -187,53 +201,114 @@ function stepQuiet(
   return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
-/** The one table of pairs classification uses (it is synchronous: one run at a time). */
-const TABLE = new PairTable();
-
-export function classifyPairs(input: ClassifyInput): Classification {
-  // Indexed loops, not for...of: at 50,000 pairs the iterator's entry arrays and result objects
-  // were megabytes of garbage a run (target P6, docs/performance.md).
-  const active = input.active;
-  const watched = input.runs ?? [];
-  const table = TABLE;
-  table.reset(active, watched, input.entries);
-  try {
-    for (let a = 0; a < active.length; a++) table.addPrev(a);
-    for (let r = 0; r < watched.length; r++) table.addRun(r);
-    return classifyFiled(input, table);
-  } finally {
-    table.release();
-  }
+/** Where one pair stands in a classification (see classifyPairs). */
+interface PairSlot {
+  prev: ActivePair | undefined;
+  watched: WatchedRun | undefined;
+  listed: boolean;
 }
 
-/** classifyPairs, once the history and the listed runs are filed in `table`. */
-function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
+export function classifyPairs(input: ClassifyInput): Classification {
   const { asOf, entries, settings } = input;
   const listOngoing = input.listOngoing ?? true;
   const inPlace = input.inPlace ?? false;
   const matchSilence = silenceMatcher(input.silences);
+  const learned = input.learned;
+
+  // Where each pair stands, found once: its record in the history (the first of a repeated
+  // pair counts), its listed run (the last of a repeated one), whether it is in today's list.
+  const slots = new PairMap<PairSlot>();
+  const slotOf = (domainId: number, isp: string): PairSlot => {
+    let slot = slots.get(domainId, isp);
+    if (slot === undefined) {
+      slot = { prev: undefined, watched: undefined, listed: false };
+      slots.set(domainId, isp, slot);
+    }
+    return slot;
+  };
+  const historySlots: PairSlot[] = [];
+  for (const pair of input.active) {
+    const slot = slotOf(pair.domainId, pair.isp);
+    if (slot.prev !== undefined) continue;
+    slot.prev = pair;
+    historySlots.push(slot);
+  }
+  for (const run of input.runs ?? []) slotOf(run.domainId, run.isp).watched = run;
+
+  // Today's list, each pair once (the first entry counts).
+  const listed: IspTrend[] = [];
+  const listedSlots: PairSlot[] = [];
+  let duplicates = 0;
+  for (const entry of entries) {
+    const slot = slotOf(entry.network_tracking_domain_id, entry.isp);
+    if (slot.listed) {
+      duplicates++;
+      continue;
+    }
+    slot.listed = true;
+    listed.push(entry);
+    listedSlots.push(slot);
+  }
+
+  // The network's variation, learned with today's list: the comparison days of the listed
+  // pairs neither active nor in a decline since yesterday show noise (monitor/variation.ts),
+  // and they say nothing of yesterday.
+  const samples: ComparisonDays[] = [];
+  for (let i = 0; i < listed.length; i++) {
+    const entry = listed[i]!;
+    const { prev, watched } = listedSlots[i]!;
+    if (prev !== undefined || (watched !== undefined && daysBetween(watched.last, asOf) === 1)) {
+      continue;
+    }
+    samples.push({
+      domainId: entry.network_tracking_domain_id,
+      yesterday: entry.yesterday_total_clicks,
+      d7: entry.seven_days_ago_total_clicks,
+      d14: entry.fourteen_days_ago_total_clicks,
+    });
+  }
+  const learnedVariation = learnVariation(
+    learned?.variation,
+    samples,
+    variationOf(learned?.variation),
+    asOf,
+  );
+  const variation = variationOf(learnedVariation);
+
+  // What the list says of the domains as a whole today.
+  const hashes = ispHashes(listed);
+  const onItsOwn: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  /** The noise each entry is judged against and its day for its run, refilled per entry. */
+  const noise: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  const runDay = { yesterday: 0, d7: 0, d14: 0 };
+  const measure = emptyMeasure();
+  // Already active: an ISP's own decline, told before; not part of today's common move.
+  const alone = (index: number): boolean => {
+    const entry = listed[index]!;
+    return (
+      listedSlots[index]!.prev === undefined &&
+      measureEntryInto(measure, entry, settings, onItsOwn, input.rule).alertable
+    );
+  };
+  const known = updateKnown(learned?.known, listed, hashes, asOf);
+  const moves = commonMoves(known, listed, hashes, variation, asOf, alone);
+  const shares = judgedShares(moves, learned?.drops ?? []);
+
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
-  // The history after the run and the runs carried over: sized for the most they can hold (each
-  // holds at most one of each pair before the run, plus the runs that begin for them) and cut
-  // to length at the end, not grown item by item: at 50,000 pairs the arrays a push leaves
-  // behind were ~1.6 MiB of garbage a run (target P6, docs/performance.md).
-  const upsert = new Array<ActivePair>(input.active.length);
-  let upserted = 0;
+  const upsert: ActivePair[] = [];
   const remove: string[] = [];
   const domains = new DomainRollupBuilder();
+  /** Per domain: its URL, and clicks lost and 7-days-back clicks over its listed pairs. */
+  const domainClicks = new Map<
+    number,
+    { url: string; clicksLost: number; baselineClicks: number }
+  >();
   let belowThreshold = 0;
-  let duplicates = 0;
   /** By domain, then by firstSeen: how many of its pairs first seen that day are still alertable. */
   const reported = new Map<number, Map<IsoDate, number>>();
-  /** The measure of the entry at hand and its step, refilled per pair (none is kept). */
-  const today: PairMeasure = emptyMeasure();
-  const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
-  const runs = new Array<WatchedRun>(input.runs?.length ?? 0);
-  let kept = 0;
+  const runs: WatchedRun[] = [];
   const runsStarted: IspTrend[] = [];
-  /** extendRun's input, refilled per entry (it reads it, never keeps it). */
-  const clicks = { yesterday: 0, d7: 0, d14: 0 };
   const day30 = new Day30Evidence(settings.minBaselineClicks);
 
   /**
@@ -251,7 +326,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     yesterday: number,
   ): boolean => {
     const pairClass = step.pairClass;
-    if (step.next !== undefined) upsert[upserted++] = step.next;
+    if (step.next !== undefined) upsert.push(step.next);
     else if (prev !== undefined) remove.push(pairKey(domainId, isp));
     counts[pairClass]++;
     if (
@@ -272,37 +347,51 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     return listOngoing || pairClass !== 'ongoing';
   };
 
-  for (let e = 0; e < entries.length; e++) {
-    const slot = table.addEntry(e);
-    if (slot < 0) {
-      duplicates++;
-      continue;
-    }
-    const entry = entries[e]!;
+  for (let i = 0; i < listed.length; i++) {
+    const entry = listed[i]!;
+    const { prev, watched } = listedSlots[i]!;
     const domainId = entry.network_tracking_domain_id;
     const isp = entry.isp;
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
     day30.add(entry);
+    let tally = domainClicks.get(domainId);
+    if (tally === undefined) {
+      tally = { url: domainUrl, clicksLost: 0, baselineClicks: 0 };
+      domainClicks.set(domainId, tally);
+    }
+    tally.clicksLost += Math.max(
+      0,
+      entry.seven_days_ago_total_clicks - entry.yesterday_total_clicks,
+    );
+    tally.baselineClicks += entry.seven_days_ago_total_clicks;
 
-    measureEntryInto(today, entry, settings, input.rule);
-    const prev = table.prevOf(slot);
-    clicks.yesterday = today.yesterday;
-    clicks.d7 = today.baseline;
-    clicks.d14 = today.d14;
-    const watched = table.runOf(slot);
+    const share = shares.byDomain.get(domainId) ?? shares.otherwise;
+    noise.share7 = share.share7;
+    noise.share14 = share.share14;
+    const today = measureEntryInto(measure, entry, settings, noise, input.rule);
+    // The run sums its days against the comparison days as the domain's common move left them.
+    runDay.yesterday = today.yesterday;
+    runDay.d7 = today.baseline * noise.share7;
+    runDay.d14 = today.d14 * noise.share14;
     let run: WatchedRun | undefined;
-    if (prev === undefined && beginsRun(watched, asOf, today.significance)) {
+    if (
+      prev === undefined &&
+      noise.share7 === 1 &&
+      noise.share14 === 1 &&
+      beginsRun(watched, asOf, today.significance)
+    ) {
       // A run of one day for a pair without history: nothing reads it today (a steady decline
       // takes STEADY_MIN_DAYS, an e-mail tells a run from 2 days), so its entry stands for it
-      // (HistoryChange.runsStarted).
+      // (HistoryChange.runsStarted). Not on a day of a common move: its days are the entry's
+      // as the move left them.
       runsStarted.push(entry);
     } else {
-      run = extendRun(watched, domainId, isp, asOf, clicks, today.significance, inPlace);
-      if (run !== undefined) runs[kept++] = run;
+      run = extendRun(watched, domainId, isp, asOf, runDay, today.significance, inPlace);
+      if (run !== undefined) runs.push(run);
     }
     if (prev !== undefined) today.alertable = today.sustained;
-    const steady = !today.alertable && isSteadyDecline(run, today, settings);
+    const steady = !today.alertable && isSteadyDecline(run, today, settings, variation.extra);
     if (steady) today.alertable = true;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;
@@ -310,16 +399,27 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     }
     const silence = matchSilence(domainId, isp);
     const silenced = silence !== undefined;
+    const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
     let step: Step;
     if (today.alertable) {
-      step = stepAlertable(stepped, prev, today, domainUrl, silenced, asOf, settings, inPlace);
+      step = stepAlertable(
+        stepped,
+        prev,
+        today,
+        noise,
+        domainUrl,
+        silenced,
+        asOf,
+        settings,
+        inPlace,
+      );
     } else {
       const active = prev as ActivePair;
       step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
         ? stepHeld(stepped, active, silenced)
         : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
     }
-    const listed = record(
+    const shown = record(
       prev,
       step,
       domainId,
@@ -329,7 +429,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       today.baseline,
       today.yesterday,
     );
-    if (!listed) continue;
+    if (!shown) continue;
     const pair: ClassifiedPair = {
       domainId,
       isp,
@@ -343,10 +443,9 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       quietRuns: step.quietRuns,
       // The e-mail builds its figures from the entry, for the pairs it lists only.
       entry,
-      // In the literal, not added after: a property added later costs each of 50,000 pairs a
-      // second allocation (its out-of-object property store; target P6).
       run,
     };
+    if (noise.share7 < 1) pair.commonShare = noise.share7;
     if (steady) pair.steady = true;
     if (step.pairClass === 'cleared' && prev !== undefined) {
       pair.mayStillBeDepressed = depressedAfterClear(prev);
@@ -356,20 +455,20 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
   }
 
   const day30Share = day30.share();
-  for (let h = 0; h < table.historySize; h++) {
-    const slot = table.historySlot(h);
-    if (table.listed(slot)) continue;
-    const prev = table.prevOf(slot)!;
-    const watchedRun = table.runOf(slot);
+  for (const slot of historySlots) {
+    if (slot.listed) continue;
+    const prev = slot.prev!;
+    const watchedRun = slot.watched;
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
+    const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
     const step = holdsUnlisted(watchedRun, asOf, prev.dropPercent, day30Share, settings)
       ? stepHeld(stepped, prev, silenced)
       : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
     if (step.next !== undefined && watchedRun !== undefined && keepsRunUnlisted(watchedRun, asOf)) {
-      runs[kept++] = watchedRun;
+      runs.push(watchedRun);
     }
-    const listed = record(
+    const shown = record(
       prev,
       step,
       prev.domainId,
@@ -379,7 +478,7 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
       prev.baseline,
       prev.yesterday,
     );
-    if (!listed) continue;
+    if (!shown) continue;
     const pair: ClassifiedPair = {
       domainId: prev.domainId,
       isp: prev.isp,
@@ -398,21 +497,54 @@ function classifyFiled(input: ClassifyInput, table: PairTable): Classification {
     pairs.push(pair);
   }
 
-  upsert.length = upserted;
-  runs.length = kept;
   const added = newPairs(pairs, counts.new);
   const rollup = domains.build();
   const joined = joinReported(added, reported, rollup, counts);
+  const drops = classifyDrops({
+    asOf,
+    moves,
+    variation,
+    settings,
+    active: learned?.drops ?? [],
+    isSilenced: (scope, domainId) => silencesWhole(input.silences, scope, domainId),
+    domains: domainClicks,
+  });
+  const learnedAfter: LearnedState = {
+    variation: learnedVariation,
+    known,
+    drops: drops.active,
+  };
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.
     pairs: joined > 0 && !listOngoing ? pairs.filter((p) => p.class !== 'ongoing') : pairs,
     counts,
     domains: rollup,
-    changes: { upsert, added, remove, runs, runsStarted: { asOf, entries: runsStarted } },
+    drops: drops.drops,
+    variation,
+    changes: {
+      upsert,
+      added,
+      remove,
+      runs,
+      runsStarted: { asOf, entries: runsStarted },
+      learned: learnedAfter,
+    },
     belowThreshold,
     duplicates,
   };
+}
+
+/**
+ * A domain's common drop is silenced by a silence of the whole domain (no ISP, or `*`); the
+ * network's, by one of everything.
+ */
+function silencesWhole(silences: readonly Silence[], scope: DropScope, domainId: number): boolean {
+  return silences.some(
+    (s) =>
+      (s.isp === undefined || s.isp === '*') &&
+      (s.domainId === undefined || (scope === 'domain' && s.domainId === domainId)),
+  );
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { AlertSettings } from './alert-settings.js';
 import type { ThmErrorCode } from '../errors.js';
 import { classifyPairs, isEmailedClass } from './classify.js';
+import { dropEvent, EMAILED_DROP_CLASSES } from './common-drops.js';
 import { invoiceChange } from './invoice.js';
 import { pairEvent } from './pair-key.js';
 import type {
@@ -19,6 +20,7 @@ import type {
   InvoiceSnapshot,
   IsoDate,
   IspTrend,
+  LearnedState,
   PremiumState,
   ProblemEpisode,
   RunKind,
@@ -39,9 +41,11 @@ export interface DecisionState {
   problem?: ProblemEpisode;
   /** The existing record for (kind, asOf), when there is one. */
   run?: RunRecord;
-  /** Pair events already e-mailed for the as-of date (`pairEvent`). */
+  /** Pair events already e-mailed for the as-of date (`pairEvent`, `dropEvent`). */
   sentEvents: ReadonlySet<string>;
   latestInvoice?: InvoiceSnapshot;
+  /** What was learned of the network before the run (monitor/variation.ts); absent: nothing. */
+  learned?: LearnedState;
 }
 
 /**
@@ -141,6 +145,7 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
         runs: state.runs,
         settings: input.settings,
         silences: state.silences,
+        learned: state.learned,
         listOngoing: false,
         inPlace: input.stateOwned === true,
       }),
@@ -230,7 +235,10 @@ function runRecord(
   };
 }
 
-/** The pair events an alert carries: `pairEvent` of every pair of an e-mailed class. */
+/**
+ * The pair events an alert carries: `pairEvent` of every pair of an e-mailed class, and
+ * `dropEvent` of every common drop of one (monitor/common-drops.ts).
+ */
 export function pairEvents(
   classification: Classification,
   settings: Pick<AlertSettings, 'notifyCleared'>,
@@ -247,12 +255,18 @@ export function pairEvents(
     if (isEmailedClass(pair.class, settings))
       events[at++] = pairEvent(pair.class, pair.domainId, pair.isp);
   }
+  // A handful at most: one per domain down together, and the network's.
+  for (const drop of classification.drops ?? []) {
+    if (EMAILED_DROP_CLASSES.includes(drop.class)) {
+      events.push(dropEvent(drop.class, drop.scope, drop.domainId));
+    }
+  }
   return events;
 }
 
 /**
- * A forced re-run must not e-mail a pair event twice: pairs whose event was already e-mailed
- * for this as-of date are shown as ongoing instead.
+ * A forced re-run must not e-mail a pair event twice: pairs (and common drops) whose event was
+ * already e-mailed for this as-of date are shown as ongoing instead.
  */
 export function withoutSentEvents(
   classification: Classification,
@@ -266,7 +280,14 @@ export function withoutSentEvents(
     counts.ongoing += 1;
     return { ...pair, class: 'ongoing' as const };
   });
-  return { ...classification, pairs, counts };
+  const drops = classification.drops?.map((drop) =>
+    sent.has(dropEvent(drop.class, drop.scope, drop.domainId))
+      ? { ...drop, class: 'ongoing' as const }
+      : drop,
+  );
+  return drops === undefined
+    ? { ...classification, pairs, counts }
+    : { ...classification, pairs, counts, drops };
 }
 
 /** The premium state after a check: `since` holds while the state does. */

@@ -1,5 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import { poissonZCorrected, type ClickCounts } from './significance.js';
+import { dropZ, type ClickCounts } from './significance.js';
 import type { Thresholds } from './thresholds.js';
 import type { ListedRun, WatchedRun } from './types.js';
 
@@ -14,9 +14,11 @@ import type { ListedRun, WatchedRun } from './types.js';
  */
 
 /** A day joins (or starts) a run only with at least this much evidence of its own. */
-export const RUN_MIN_DAY_SIGNIFICANCE = 1;
-/** A steady decline needs this many days in a row in the list, today included. */
+export const RUN_MIN_DAY_SIGNIFICANCE = 0.5;
+/** A steady decline needs this many days in a row in the list, today included ... */
 export const STEADY_MIN_DAYS = 3;
+/** ... or this many, when the run's days together dropped criticalDropPercent or more. */
+export const STEADY_DEEP_MIN_DAYS = 2;
 /** ... today's drop is at least this share of minDropPercent ... */
 export const STEADY_DROP_SHARE = 0.75;
 /** ... and at least this share of the run's own average drop (deepening, not receding). */
@@ -104,9 +106,16 @@ export function begunRun(
   };
 }
 
-/** The run's evidence: significanceOf's rule applied to its summed clicks. */
-export function runSignificance(run: ListedRun): number {
-  return Math.min(poissonZCorrected(run.d7, run.clicks), poissonZCorrected(run.d14, run.clicks));
+/**
+ * The run's evidence: significanceOf's rule applied to its summed clicks, against the learned
+ * variation `extra` of one day (monitor/variation.ts): a sum of `days` days varies by 1/days of
+ * it, as the days vary independently.
+ */
+export function runSignificance(run: ListedRun, extra = 0): number {
+  return Math.min(
+    dropZ(run.d7, 1, run.clicks, extra, run.days),
+    dropZ(run.d14, 1, run.clicks, extra, run.days),
+  );
 }
 
 /** The run's drop in percent against the same weekdays a week before (its summed days). */
@@ -116,26 +125,30 @@ export function runDropPercent(run: ListedRun): number {
 
 /**
  * A steady decline: alertable although today's numbers alone are not enough. Listed
- * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own); the run's summed
- * days clear minSignificance (what counts as certain does not change); today's baseline meets
- * minBaselineClicks; and today's drop is at least STEADY_DROP_SHARE of minDropPercent (three
- * days of a decline that is still deepening will cross it: the run is why it is told now) and
- * at least STEADY_HOLD_SHARE of the run's average drop (still as deep: not the tail of an outage
- * that has passed).
+ * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_DEEP_MIN_DAYS
+ * when the run's days together dropped criticalDropPercent or more); the run's summed days
+ * clear minSignificance (what counts as certain does not change); the pair is of a size worth
+ * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
+ * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50); and
+ * today's drop is at least STEADY_DROP_SHARE of minDropPercent (three days of a decline that is
+ * still deepening will cross it: the run is why it is told now) and at least STEADY_HOLD_SHARE
+ * of the run's average drop (still as deep: not the tail of an outage that has passed).
  */
 export function isSteadyDecline(
   run: ListedRun | undefined,
-  today: { baseline: number; dropPercent: number },
+  today: { baseline: number; d14: number; d30: number; dropPercent: number },
   settings: Thresholds,
+  extra = 0,
 ): boolean {
+  const deep = run !== undefined && runDropPercent(run) >= settings.criticalDropPercent;
   return (
     run !== undefined &&
     settings.minSignificance > 0 &&
-    run.days >= STEADY_MIN_DAYS &&
+    run.days >= (deep ? STEADY_DEEP_MIN_DAYS : STEADY_MIN_DAYS) &&
     today.baseline > 0 &&
-    today.baseline >= settings.minBaselineClicks &&
+    Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
     today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
-    runSignificance(run) >= settings.minSignificance
+    runSignificance(run, extra) >= settings.minSignificance
   );
 }

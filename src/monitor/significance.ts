@@ -3,9 +3,19 @@
  * figure `alerts.minSignificance` is compared with. docs/alert-quality.md has the measurement
  * that chose the rule and the numbers of the alternatives.
  *
- * Clicks of one day are a Poisson count, and so is each comparison day: the difference of two
- * counts with the same mean has variance equal to the sum of the two counts. Days 7 and 14 back
- * are the same weekday as yesterday, so both are fair comparisons; day 30 back is not.
+ * Two kinds of noise move a pair's day. Chance: clicks are counts, and the difference of two
+ * Poisson counts with the same mean has variance equal to their sum. And the network's own
+ * variation: campaigns, mailings and bots move a day by a share of its clicks, which on the
+ * log scale is a variance of its own, learned per network (monitor/variation.ts). Both days of
+ * a comparison carry both kinds. A drop is judged against each separately and the two are
+ * combined as independent noises combine: 1/z^2 = 1/z_chance^2 + 1/z_variation^2. A small
+ * pair is judged mostly by chance, a large one mostly by the network's variation, and with no
+ * learned variation the rule is the Poisson rule exactly.
+ *
+ * Days 7 and 14 back are the same weekday as yesterday, so both are fair comparisons (day 30
+ * back is not); the drop must stand out against both. When most ISPs of the pair's domain are
+ * down together today, the pair is judged against that common move (monitor/common-move.ts):
+ * only what it lost beyond its domain is its own.
  */
 
 /** Yesterday's clicks and the same weekday one and two weeks before it. */
@@ -15,7 +25,22 @@ export interface ClickCounts {
   d14: number;
 }
 
-export type SignificanceRule = (counts: ClickCounts) => number;
+/** The noise a pair's drop is judged against today. */
+export interface DropNoise {
+  /** The network's learned variance of a day's clicks on the log scale (0: chance alone). */
+  extra: number;
+  /**
+   * The share of each comparison day the pair's domain kept today by its common move (1:
+   * none): the pair is judged against that share of its comparison day.
+   */
+  share7: number;
+  share14: number;
+}
+
+/** Chance alone, no common move: the Poisson rule. */
+export const POISSON_ONLY: DropNoise = { extra: 0, share7: 1, share14: 1 };
+
+export type SignificanceRule = (counts: ClickCounts, noise: DropNoise) => number;
 
 /** z of a drop from `before` to `after`, two Poisson counts: (b - a) / sqrt(b + a). */
 export function poissonZ(before: number, after: number): number {
@@ -29,20 +54,40 @@ export function poissonZ(before: number, after: number): number {
  * only for small counts, where the plain z overstates the evidence.
  */
 export function poissonZCorrected(before: number, after: number): number {
-  // Share 1: the same sums (1 * 1 * b + a, 1 * b - a are exact), so the same figures.
   return poissonZBelowShare(before, 1, after);
 }
 
 /**
- * z of `after` lying below `share` of `before` (both Poisson counts): how far beyond noise a drop
- * from `before` to `after` is larger than 1 - share. `share * before` has variance
- * share^2 * before; one click is taken off the difference (the continuity correction above).
+ * z of `after` lying below `share` of `before` (both Poisson counts): how far beyond chance a
+ * drop from `before` to `after` is larger than 1 - share. Under that share the two counts'
+ * means are in the ratio share : 1, so their sum estimates them together and share * before -
+ * after has variance share * (before + after) (with share 1, the Poisson difference above).
+ * One click is taken off the difference (the continuity correction above).
  */
 export function poissonZBelowShare(before: number, share: number, after: number): number {
-  const variance = share * share * before + after;
+  const variance = share * (before + after);
   if (variance <= 0) return 0;
   const diff = share * before - after;
   return (Math.sign(diff) * Math.max(0, Math.abs(diff) - 1)) / Math.sqrt(variance);
+}
+
+/**
+ * z of `after` lying below `share` of `before`, against chance and against a day-to-day
+ * variation of variance `extra` (log scale) on both days, combined. `days`: the counts are sums
+ * over that many days, whose variations are independent (a listed run, monitor/runs.ts).
+ */
+export function dropZ(
+  before: number,
+  share: number,
+  after: number,
+  extra: number,
+  days = 1,
+): number {
+  const chance = poissonZBelowShare(before, share, after);
+  if (chance <= 0 || extra <= 0) return chance;
+  const log = Math.log((share * before + 0.5) / (after + 0.5));
+  if (log <= 0) return 0;
+  return 1 / Math.sqrt(1 / (chance * chance) + (2 * extra) / (days * log * log));
 }
 
 /**
@@ -51,10 +96,10 @@ export function poissonZBelowShare(before: number, share: number, after: number)
  * a noise alert) no longer suffices, while a real drop lies below both weeks and loses almost
  * nothing.
  */
-export function significanceOf(counts: ClickCounts): number {
+export function significanceOf(counts: ClickCounts, noise: DropNoise = POISSON_ONLY): number {
   return Math.min(
-    poissonZCorrected(counts.d7, counts.yesterday),
-    poissonZCorrected(counts.d14, counts.yesterday),
+    dropZ(counts.d7, noise.share7, counts.yesterday, noise.extra),
+    dropZ(counts.d14, noise.share14, counts.yesterday, noise.extra),
   );
 }
 
@@ -63,19 +108,26 @@ export function significanceOf(counts: ClickCounts): number {
  * so the measurement can be repeated; the monitor uses `significanceOf` only.
  */
 export const SIGNIFICANCE_RULES: Readonly<Record<string, SignificanceRule>> = {
-  /** The first version: treats the 7-days-back count as a known mean (overstates ~1.4x). */
-  'baseline-only': ({ yesterday, d7 }) => (d7 > 0 ? (d7 - yesterday) / Math.sqrt(d7) : 0),
-  /** Poisson difference against day 7 back only. */
-  'poisson-d7': ({ yesterday, d7 }) => poissonZ(d7, yesterday),
-  /** Against the mean m of days 7 and 14 back: (m - y) / sqrt(y + m / 2). */
-  'poisson-pooled': ({ yesterday, d7, d14 }) => {
-    const mean = (d7 + d14) / 2;
-    const variance = yesterday + mean / 2;
-    return variance > 0 ? (mean - yesterday) / Math.sqrt(variance) : 0;
-  },
-  /** The weaker of the two Poisson differences, no continuity correction. */
-  'poisson-min': ({ yesterday, d7, d14 }) =>
-    Math.min(poissonZ(d7, yesterday), poissonZ(d14, yesterday)),
+  /** The previous rule: chance alone, against both weeks (continuity-corrected). */
+  poisson: (counts) => significanceOf(counts, POISSON_ONLY),
+  /** The learned variation, but no common move: every pair judged by its own clicks. */
+  'learned-own': (counts, noise) =>
+    significanceOf(counts, { extra: noise.extra, share7: 1, share14: 1 }),
   /** The rule in use. */
-  'poisson-min-corrected': significanceOf,
+  learned: significanceOf,
+  /** Against the two weeks pooled (their geometric mean), learned variation and common move. */
+  'learned-pooled': (counts, noise) => pooledZ(counts, noise),
 };
+
+/**
+ * z of yesterday below the geometric mean of the two weeks back (each as the common move left
+ * it): the comparison's variation is 1.5 x a day's (yesterday's, and half of each week's).
+ */
+function pooledZ(counts: ClickCounts, noise: DropNoise): number {
+  const base = Math.sqrt(noise.share7 * counts.d7 * noise.share14 * counts.d14);
+  const chance = poissonZBelowShare(base * 2, 0.5, counts.yesterday);
+  if (chance <= 0 || noise.extra <= 0) return chance;
+  const log = Math.log((base + 0.5) / (counts.yesterday + 0.5));
+  if (log <= 0) return 0;
+  return 1 / Math.sqrt(1 / (chance * chance) + (1.5 * noise.extra) / (log * log));
+}

@@ -1,8 +1,10 @@
 import type { AlertSettings } from './alert-settings.js';
 import {
-  poissonZBelowShare,
+  dropZ,
+  POISSON_ONLY,
   significanceOf,
   type ClickCounts,
+  type DropNoise,
   type SignificanceRule,
 } from './significance.js';
 import type { IspTrend, Severity } from './types.js';
@@ -97,13 +99,14 @@ export const CRITICAL_MARGIN_Z = 1.5;
 export function isClearlyCritical(
   counts: ClickCounts,
   settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
+  noise: DropNoise = POISSON_ONLY,
 ): boolean {
   const keep = 1 - settings.criticalDropPercent / 100;
   if (settings.minSignificance <= 0 || keep <= 0) return true;
   return (
     Math.min(
-      poissonZBelowShare(counts.d7, keep, counts.yesterday),
-      poissonZBelowShare(counts.d14, keep, counts.yesterday),
+      dropZ(counts.d7, keep * noise.share7, counts.yesterday, noise.extra),
+      dropZ(counts.d14, keep * noise.share14, counts.yesterday, noise.extra),
     ) >= CRITICAL_MARGIN_Z
   );
 }
@@ -112,8 +115,9 @@ export function isClearlyCritical(
 export interface PairMeasure {
   baseline: number;
   yesterday: number;
-  /** Clicks 14 days back. */
+  /** Clicks 14 and 30 days back. */
   d14: number;
+  d30: number;
   dropPercent: number;
   significance: number;
   alertable: boolean;
@@ -127,6 +131,7 @@ export function emptyMeasure(): PairMeasure {
   return {
     baseline: 0,
     d14: 0,
+    d30: 0,
     yesterday: 0,
     dropPercent: 0,
     significance: 0,
@@ -141,14 +146,15 @@ const ruleInput = { yesterday: 0, d7: 0, d14: 0 };
 
 /**
  * How one entry measures against the thresholds, written into an object the caller reuses
- * (emptyMeasure): classifyPairs measures 50,000 entries a run and keeps none of the measures
- * (target P6, docs/performance.md). `rule` is for the simulation's comparison of rules only;
- * the monitor uses the default.
+ * (emptyMeasure). `noise`: the network's learned variation and the common move of the pair's
+ * domain today. `rule` is for the simulation's comparison of rules only; the monitor uses the
+ * default.
  */
 export function measureEntryInto(
   out: PairMeasure,
   entry: IspTrend,
   settings: Thresholds,
+  noise: DropNoise = POISSON_ONLY,
   rule: SignificanceRule = significanceOf,
 ): PairMeasure {
   const baseline = entry.seven_days_ago_total_clicks;
@@ -158,9 +164,10 @@ export function measureEntryInto(
   ruleInput.yesterday = yesterday;
   ruleInput.d7 = baseline;
   ruleInput.d14 = d14;
-  const significance = rule(ruleInput);
+  const significance = rule(ruleInput, noise);
   out.baseline = baseline;
   out.d14 = d14;
+  out.d30 = entry.thirty_days_ago_total_clicks;
   out.yesterday = yesterday;
   out.dropPercent = dropPercent;
   out.significance = significance;

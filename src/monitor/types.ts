@@ -200,6 +200,11 @@ export interface ClassifiedPair {
   run?: ListedRun;
   /** Alertable only as a steady decline (its run's evidence, not today's alone). */
   steady?: boolean;
+  /**
+   * The share of its 7-days-back clicks its domain kept today by a common move (under 1), when
+   * most of the domain is down together: the pair was judged against that (common-move.ts).
+   */
+  commonShare?: number;
 }
 
 /**
@@ -216,6 +221,115 @@ export interface ListedRun {
   clicks: number;
   d7: number;
   d14: number;
+}
+
+/** What a network's learned variation keeps between runs: decayed sums, a few numbers. */
+export interface LearnedVariation {
+  /** As-of date of the last run that added to it. */
+  asOf: IsoDate;
+  /**
+   * Per variation of VARIATION_GRID: the weighted sum of estimates of 2 x extra made with it,
+   * and the sum of their weights (an effective count of large pairs' comparisons).
+   */
+  spread: number[];
+  spreadWeight: number[];
+  /** Per variation of VARIATION_GRID: estimates of 2 x common, one per domain's day; how many. */
+  shared: number[];
+  sharedWeight: number[];
+  /** Per variation of VARIATION_GRID: estimates of 2 x network, one per day; how many. */
+  network: number[];
+  networkWeight: number[];
+  /** Runs that added something, decayed: the days the estimate rests on. */
+  days: number;
+}
+
+/** The variation a run judges drops by. */
+export interface Variation {
+  /**
+   * Extra-Poisson variance of one day's clicks on the log scale: the pair's own part, its
+   * domain's and the network's together (sd^2; 0.01 is "about 10% from day to day").
+   */
+  extra: number;
+  /** The part of `extra` the ISPs of one domain share (their domain's and the network's). */
+  common: number;
+  /** The part of `common` the whole network shares. */
+  network: number;
+  /** The days the estimate rests on (decayed; 0: only the prior). */
+  days: number;
+}
+
+export interface KnownDomain {
+  domainId: number;
+  /** The day (dayNumber) of the as-of date its first ISP became known. */
+  since: number;
+  /** The sample keeps the ISPs whose hash is under 2^(16 - level). */
+  level: number;
+  /** The sampled ISPs' hashes (ispHash), ascending. */
+  hashes: number[];
+  /** For each, the day (dayNumber) of the as-of date it was last listed. */
+  lastListed: number[];
+}
+
+export type DropScope = 'domain' | 'network';
+
+/** A common drop the monitor has reported and not yet seen end. */
+export interface ActiveDrop {
+  scope: DropScope;
+  /** The domain's id; 0 for the network. */
+  domainId: number;
+  domainUrl: string;
+  /** As-of dates: first found, last found, last e-mailed (absent: remembered, never told). */
+  firstSeen: IsoDate;
+  lastSeen: IsoDate;
+  lastNotified?: IsoDate;
+  /** Its last drop against 7 and 14 days back, in percent. */
+  dropPercent: number;
+  dropPercent14: number;
+  /** Its drop against 7 days back when it was last e-mailed, in percent. */
+  notifiedDropPercent: number;
+  /** Quiet runs since it was last found (one per as-of date: quietAsOf). */
+  quietRuns: number;
+  quietAsOf?: IsoDate;
+}
+
+export type DropClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'silenced';
+
+/** A common drop of one run, as the e-mail and the run's outcome show it. */
+export interface ClassifiedDrop {
+  scope: DropScope;
+  domainId: number;
+  domainUrl: string;
+  class: DropClass;
+  firstSeen: IsoDate;
+  /** Today's drop against 7 and 14 days back, in percent (the last one when not seen today). */
+  dropPercent: number;
+  dropPercent14: number;
+  /** Its z against the network's common variation (the weaker week). */
+  significance: number;
+  /** Known ISPs down together today, of the known ones (scaled to the domain or network). */
+  ispsDown: number;
+  ispsKnown: number;
+  /** network only: domains down together, of the domains with enough known ISPs. */
+  domainsDown?: number;
+  domainsKnown?: number;
+  /** Clicks lost on its listed pairs (7 days back minus yesterday) and their 7-days-back sum. */
+  clicksLost: number;
+  baselineClicks: number;
+}
+
+/**
+ * What the monitor has learned of a network across runs, beside its history of pairs: the
+ * network's own day-to-day variation (monitor/variation.ts), the ISPs each domain has shown
+ * (monitor/known-isps.ts) and the common drops it has reported and not yet seen end
+ * (monitor/common-drops.ts). A plain value: the store keeps it as one field, a replay carries
+ * it from run to run, and a decision is a function of it, the history, the entries and the
+ * settings alone.
+ */
+export interface LearnedState {
+  /** Absent until a run has listed a pair that says something about the variation. */
+  variation?: LearnedVariation;
+  known: KnownDomain[];
+  drops: ActiveDrop[];
 }
 
 /** A pair's listed run, as remembered between runs (monitor/runs.ts). */
@@ -261,6 +375,8 @@ export interface HistoryChange {
   runs?: WatchedRun[];
   /** Runs of one listed day, `asOf`: `startedRun` (monitor/history-change.ts). */
   runsStarted?: { asOf: IsoDate; entries: readonly IspTrend[] };
+  /** What is learned of the network after the run (monitor/learned.ts); absent: untouched. */
+  learned?: LearnedState;
 }
 
 export interface Classification {
@@ -273,6 +389,10 @@ export interface Classification {
   pairs: ClassifiedPair[];
   counts: ClassCounts;
   domains: DomainRollup[];
+  /** The common drops of the run (monitor/common-drops.ts), each with its class; absent: none. */
+  drops?: ClassifiedDrop[];
+  /** The network's variation the run judged by (monitor/variation.ts); absent: chance alone. */
+  variation?: Variation;
   /** The history after this run (see HistoryChange). */
   changes: HistoryChange;
   /** Pairs in today's list that are neither alertable nor active (not classified). */

@@ -2,9 +2,13 @@ import type { AlertSettings } from '../monitor/alert-settings.js';
 import { dayNumber } from '../dates.js';
 import { decideTrafficRun, type DecisionState } from '../monitor/decide.js';
 import { emptyClassCounts, isEmailedClass } from '../monitor/classify.js';
+import { EMAILED_DROP_CLASSES } from '../monitor/common-drops.js';
 import type {
   ClassCounts,
+  ClassifiedDrop,
   ClassifiedPair,
+  DropClass,
+  DropScope,
   IsoDate,
   IspTrend,
   PairClass,
@@ -56,11 +60,24 @@ export interface ReplayedPair {
   steady?: true;
 }
 
+/** A common drop the e-mail heads with: a domain's ISPs, or the network's domains, down together. */
+export interface ReplayedDrop {
+  class: DropClass;
+  scope: DropScope;
+  /** 0 for the network's. */
+  domainId: number;
+  domainUrl: string;
+  dropPercent: number;
+  significance: number;
+}
+
 /** The alert a replayed run would have sent. */
 export interface ReplayedEmail {
   subject: string;
   /** Its pairs, of the e-mailed classes, by class. */
   pairs: ReplayedPair[];
+  /** Its common drops (monitor/common-drops.ts), of the e-mailed classes, network first. */
+  drops: ReplayedDrop[];
 }
 
 /** One replayed run of one variant. */
@@ -150,6 +167,7 @@ function replayRun(
       email = {
         subject: rendered.subject,
         pairs: emailedPairs(alert.classification.pairs, alerts),
+        drops: emailedDrops(alert.classification.drops ?? []),
       };
     }
   }
@@ -180,6 +198,22 @@ function emailedPairs(
         CLASS_ORDER.get(a.class)! - CLASS_ORDER.get(b.class)! ||
         a.domainId - b.domainId ||
         (a.isp < b.isp ? -1 : a.isp > b.isp ? 1 : 0),
+    );
+}
+
+function emailedDrops(drops: readonly ClassifiedDrop[]): ReplayedDrop[] {
+  return drops
+    .filter((d) => EMAILED_DROP_CLASSES.includes(d.class))
+    .map((d) => ({
+      class: d.class,
+      scope: d.scope,
+      domainId: d.domainId,
+      domainUrl: d.domainUrl,
+      dropPercent: round2(d.dropPercent),
+      significance: round2(d.significance),
+    }))
+    .sort((a, b) =>
+      a.scope === b.scope ? a.domainId - b.domainId : a.scope === 'network' ? -1 : 1,
     );
 }
 

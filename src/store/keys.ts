@@ -102,6 +102,8 @@ export const FIELD = {
   active: 'active',
   /** The listed runs (monitor/runs.ts), one compact blob (store/runs-codec.ts). */
   runs: 'runs',
+  /** What is learned of the network (monitor/variation.ts and beside it), one JSON value. */
+  learned: 'learned',
   /** One JSON line per silence. */
   silences: 'silences',
   premium: 'premium',

@@ -6,6 +6,7 @@ import type {
   ActivePair,
   HistoryChange,
   InvoiceSnapshot,
+  LearnedState,
   PremiumState,
   ProblemEpisode,
   RunKind,
@@ -28,6 +29,7 @@ import { encodeListing, type ListingRecord } from './listing-codec.js';
 import { outboxArgs } from './outbox.js';
 import {
   invoiceSnapshotSchema,
+  learnedStateSchema,
   parseOptional,
   parseSilenceLines,
   parseStored,
@@ -56,6 +58,8 @@ export interface NetworkState {
   active: ActivePair[];
   /** The listed runs (monitor/runs.ts), each pair's once. */
   runs: WatchedRun[];
+  /** What is learned of the network (monitor/variation.ts and beside it); absent: nothing yet. */
+  learned?: LearnedState;
   /** The network's silences unexpired at `now`. */
   silences: Silence[];
   premium?: PremiumState;
@@ -78,6 +82,8 @@ export interface NetworkOverview {
   latestInvoice?: InvoiceSnapshot;
   /** Each active pair's last drop in percent: its severity under the network's thresholds. */
   activeDrops: number[];
+  /** What is learned of the network's variation (monitor/variation.ts); absent: nothing yet. */
+  learned?: LearnedState['variation'];
 }
 
 /**
@@ -152,11 +158,8 @@ async function readState<A, R>(
   checkDate(options.asOf);
   const runKey = runField(options.kind, options.asOf);
   // As bytes: the two blobs are read from them (store/domain-lists.ts); the rest is text.
-  const [rev, active, silences, premium, problem, run, sent, invoice, runs] = await networkCall(
-    ctx,
-    networkId,
-    'load',
-    () =>
+  const [rev, active, silences, premium, problem, run, sent, invoice, runs, learned] =
+    await networkCall(ctx, networkId, 'load', () =>
       ctx.redis.hmgetBuffer(
         ctx.keys.network(networkId),
         FIELD.rev,
@@ -168,8 +171,9 @@ async function readState<A, R>(
         sentField(options.asOf),
         FIELD.invoice,
         FIELD.runs,
+        FIELD.learned,
       ),
-  );
+    );
   const read = <T>(field: string, parse: () => T): T =>
     readNetworkField(ctx, networkId, field, parse);
   const state: Omit<NetworkState, 'active' | 'runs'> & { active: A; runs: R } = {
@@ -195,6 +199,10 @@ async function readState<A, R>(
     parseOptional(invoiceSnapshotSchema, bytesAsText(invoice), 'invoice snapshot'),
   );
   if (snapshot) state.latestInvoice = snapshot;
+  const knowledge = read(FIELD.learned, () =>
+    parseOptional(learnedStateSchema, bytesAsText(learned), 'learned variation'),
+  );
+  if (knowledge) state.learned = knowledge;
   return state;
 }
 
@@ -217,6 +225,7 @@ export async function commitRun(ctx: StoreContext, effect: RunEffect): Promise<C
     if (history.runs || history.runsStarted) {
       set.push(FIELD.runs, encodeRuns(history.runs ?? [], history.runsStarted));
     }
+    if (history.learned) set.push(FIELD.learned, JSON.stringify(history.learned));
   }
   if (effect.premium) set.push(FIELD.premium, JSON.stringify(effect.premium));
   if (effect.problem) set.push(FIELD.problem, JSON.stringify(effect.problem));
@@ -314,6 +323,7 @@ export async function networkNow(
   if (read.premium) state.premium = read.premium;
   if (read.problem) state.problem = read.problem;
   if (read.latestInvoice) state.latestInvoice = read.latestInvoice;
+  if (read.learned?.variation) state.learned = read.learned.variation;
   return { state, latest };
 }
 

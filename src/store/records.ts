@@ -3,6 +3,7 @@ import { THM_ERROR_CODES, ThmError } from '../errors.js';
 import { PAIR_CLASSES, RUN_KINDS } from '../monitor/types.js';
 import type {
   InvoiceSnapshot,
+  LearnedState,
   PremiumState,
   ProblemEpisode,
   RunRecord,
@@ -71,6 +72,49 @@ export const invoiceSnapshotSchema: z.ZodType<InvoiceSnapshot> = z.object({
   balance: z.number(),
   billed: z.number(),
   paid: z.number(),
+});
+
+const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a YYYY-MM-DD date');
+
+/** What is learned of a network (monitor/types.ts, LearnedState). */
+export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
+  variation: z
+    .object({
+      asOf: date,
+      spread: z.array(finite),
+      spreadWeight: z.array(finite),
+      shared: z.array(finite),
+      sharedWeight: z.array(finite),
+      network: z.array(finite),
+      networkWeight: z.array(finite),
+      days: finite,
+    })
+    .optional(),
+  known: z.array(
+    z.object({
+      domainId: z.number().int(),
+      since: z.number().int(),
+      level: z.number().int().min(0).max(16),
+      hashes: z.array(z.number().int().min(0).max(0xffff)),
+      lastListed: z.array(z.number().int()),
+    }),
+  ),
+  drops: z.array(
+    z.object({
+      scope: z.enum(['domain', 'network']),
+      domainId: z.number().int(),
+      domainUrl: z.string(),
+      firstSeen: date,
+      lastSeen: date,
+      lastNotified: date.optional(),
+      dropPercent: finite,
+      dropPercent14: finite,
+      notifiedDropPercent: finite,
+      quietRuns: z.number().int().min(0),
+      quietAsOf: date.optional(),
+    }),
+  ),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({

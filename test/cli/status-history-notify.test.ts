@@ -26,6 +26,7 @@ describe('thm status, history, invoices, notify (the real binary)', () => {
         activePairs: { warning: number; critical: number };
         lastRuns: { trafficCheck?: { asOf: string } };
         lastInvoice?: { status: string };
+        variation?: { dayToDayPercent: number; sharedPercent: number; days: number };
       }>;
       outbox: { pending: number };
       queues: Record<string, unknown>;
@@ -36,10 +37,19 @@ describe('thm status, history, invoices, notify (the real binary)', () => {
     expect((acme?.activePairs.warning ?? 0) + (acme?.activePairs.critical ?? 0)).toBe(2);
     expect(acme?.activePairs.critical).toBe(1);
     expect(acme?.lastInvoice?.status).toBe('unpaid');
+    // The demo's clicks vary as chance does: little learned variation, over the days checked.
+    expect(acme?.variation?.days).toBeGreaterThanOrEqual(1);
+    expect(acme?.variation?.dayToDayPercent).toBeLessThan(10);
+    // Globex has no premium: nothing was listed, nothing learned.
+    expect(doc.networks.find((n) => n.id === 'globex')?.variation).toBeUndefined();
     expect(Object.keys(doc.queues)).toEqual(['checks', 'mail', 'channels']);
     const text = await thm('status');
     expect(text.stdout).toMatch(/Acme Network \(acme\)/);
     expect(text.stdout).toMatch(/active pairs: +1 critical, 1 warning/);
+    expect(text.stdout).toMatch(
+      /variation: +clicks vary about \d+% from day to day \(\d+% shared by a domain's ISPs\), learned over \d+ days/,
+    );
+    expect(text.stdout).toMatch(/variation: +not learned yet/);
   });
 
   it('status --check exits 1 when a network has an open problem', async () => {

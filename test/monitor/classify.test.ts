@@ -20,7 +20,7 @@ import type {
 } from '../../src/monitor/types.js';
 import { PAIR_CLASSES } from '../../src/monitor/types.js';
 import type { AlertSettings } from '../../src/monitor/alert-settings.js';
-import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+import { BELOW, CRIT, SETTINGS, WARN, entry, CHANCE } from './fixtures.js';
 
 const keyOf = (p: ClassifiedPair): string => pairKey(p.domainId, p.isp);
 
@@ -65,6 +65,7 @@ function story(
       active: history,
       settings,
       silences: day.silenced ? [silenceFor(DOMAIN)] : [],
+      learned: CHANCE,
     });
     results.push(result);
     history = applyChanges(history, result);
@@ -254,10 +255,11 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
       active: [],
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     let history = applyChanges([], first);
     const day2 = addDays(DAY1, 1);
-    const quiet = { asOf: day2, entries: [], settings: SETTINGS, silences: [] };
+    const quiet = { asOf: day2, entries: [], settings: SETTINGS, silences: [], learned: CHANCE };
     const a = classifyPairs({ ...quiet, active: history });
     history = applyChanges(history, a);
     const again = classifyPairs({ ...quiet, active: history });
@@ -273,6 +275,7 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
       entries: [entry(DOMAIN, ISP, WARN)],
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     };
     const first = classifyPairs({ ...input, active: [] });
     const again = classifyPairs({ ...input, active: applyChanges([], first) });
@@ -281,7 +284,14 @@ describe('classifyPairs: re-running the same as-of date (force)', () => {
 });
 
 function classifyToday(entries: IspTrend[], settings: AlertSettings = SETTINGS) {
-  return classifyPairs({ asOf: DAY1, entries, active: [], settings, silences: [] });
+  return classifyPairs({
+    asOf: DAY1,
+    entries,
+    active: [],
+    settings,
+    silences: [],
+    learned: CHANCE,
+  });
 }
 
 describe('classifyPairs: numbers', () => {
@@ -415,9 +425,13 @@ describe('classifyPairs: numbers', () => {
     if (listed) {
       expect(listed.dropPercent).toBeCloseTo(row.dropPercent, 9);
       if (row.severity) expect(listed.severity).toBe(row.severity);
-      // The fixture's day 14 back equals day 7 back.
+      // The fixture's day 14 back equals day 7 back; the network varies as chance does.
+      expect(result.variation?.extra).toBe(0);
       expect(listed.significance).toBeCloseTo(
-        significanceOf({ yesterday: row.yesterday, d7: row.baseline, d14: row.baseline }),
+        significanceOf(
+          { yesterday: row.yesterday, d7: row.baseline, d14: row.baseline },
+          { extra: result.variation?.extra ?? 0, share7: 1, share14: 1 },
+        ),
         9,
       );
     } else {
@@ -496,6 +510,7 @@ describe('classifyPairs: identity of pairs', () => {
       active: history,
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     const byKey = Object.fromEntries(day2.pairs.map((p) => [keyOf(p), p.class]));
     expect(byKey).toEqual({ '1:Comcast': 'worse', '2:Comcast': 'ongoing' });
@@ -554,6 +569,7 @@ describe('classifyPairs: the whole run', () => {
       active,
       settings: SETTINGS,
       silences: [silenceFor(9)],
+      learned: CHANCE,
     });
     const keys = result.pairs.map(keyOf);
     expect(new Set(keys).size).toBe(keys.length);
@@ -593,13 +609,14 @@ describe('classifyPairs: the whole run', () => {
       active,
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     expect(active).toEqual(before);
   });
 
   it('an empty list clears everything in due course, and only then', () => {
     const active = history([{ isp: 'a' }, { isp: 'b' }, { isp: 'c', domainId: 2 }]);
-    const input = { entries: [], settings: SETTINGS, silences: [] };
+    const input = { entries: [], settings: SETTINGS, silences: [], learned: CHANCE };
     const one = classifyPairs({ ...input, asOf: addDays(DAY1, 1), active });
     expect(one.counts.ongoing).toBe(3);
     expect(historyAfter(one.changes)).toHaveLength(3);
@@ -613,7 +630,13 @@ describe('classifyPairs: the whole run', () => {
 
   it('notifyCleared does not change the classification; it only decides the e-mail', () => {
     const active = history([{ isp: 'a', quietRuns: 1 }]);
-    const input = { asOf: addDays(DAY1, 1), entries: [entry(1, 'n', WARN)], active, silences: [] };
+    const input = {
+      asOf: addDays(DAY1, 1),
+      entries: [entry(1, 'n', WARN)],
+      active,
+      silences: [],
+      learned: CHANCE,
+    };
     const withCleared: AlertSettings = { ...SETTINGS, notifyCleared: true };
     const withoutCleared: AlertSettings = { ...SETTINGS, notifyCleared: false };
     const on = classifyPairs({ ...input, settings: withCleared });
@@ -637,6 +660,7 @@ describe('classifyPairs: the whole run', () => {
       active,
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     expect(result.pairs[0]).toMatchObject({
       class: 'ongoing',
@@ -693,6 +717,7 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
         active,
         settings: SETTINGS,
         silences: [],
+        learned: CHANCE,
       });
       active = historyAfter(last.changes);
     });
@@ -710,7 +735,14 @@ describe('classifyPairs: cleared pairs that may still be depressed', () => {
 
 describe('classifyPairs: an active pair stays alertable under minBaselineClicks', () => {
   const run = (active: ActivePair[], entries: IspTrend[], day: number) =>
-    classifyPairs({ asOf: addDays(DAY1, day), entries, active, settings: SETTINGS, silences: [] });
+    classifyPairs({
+      asOf: addDays(DAY1, day),
+      entries,
+      active,
+      settings: SETTINGS,
+      silences: [],
+      learned: CHANCE,
+    });
 
   it('a reported pair whose comparison day dipped under the floor is ongoing, not quiet', () => {
     const first = run([], [entry(DOMAIN, ISP, { baseline: 60, yesterday: 0 })], 0);
@@ -772,6 +804,7 @@ describe('classifyPairs: listOngoing false (what a run asks for)', () => {
       active,
       settings: SETTINGS,
       silences: [silenceFor(9)],
+      learned: CHANCE,
     });
     // h and q: absent, first quiet run: ongoing, with a's three ongoing pairs in all.
     expect(all.filter((p) => p.class === 'ongoing').map((p) => p.isp)).toEqual(['a', 'h', 'q']);
@@ -798,6 +831,7 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
       active: [],
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     const history = applyChanges([], first);
     const second = classifyPairs({
@@ -806,6 +840,7 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
       active: history,
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     return { first, second };
   }
@@ -828,6 +863,7 @@ describe('classifyPairs: an ISP joining a domain that is already reported down',
       active: applyChanges([], first),
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     expect(all.find((p) => p.isp === 'late')?.class).toBe('ongoing');
     expect(pairs).toEqual([]);
@@ -863,6 +899,7 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
         active: [],
         settings: SETTINGS,
         silences: [],
+        learned: CHANCE,
         runs: thread ? runs : [],
       });
       results.push(result);
@@ -895,6 +932,7 @@ describe('classifyPairs: a steady decline, from the memory of listed days', () =
       active: [],
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
       runs: [
         {
           domainId: DOMAIN,
@@ -950,6 +988,7 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
         active: history,
         settings: SETTINGS,
         silences: [],
+        learned: CHANCE,
         runs,
       });
       history = applyChanges(history, result);

@@ -20,14 +20,17 @@ import type {
   ProblemEpisode,
   RunRecord,
 } from '../../src/monitor/types.js';
-import { CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+import { CHANCE, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+import { dropEvent } from '../../src/monitor/common-drops.js';
+import { ispHash } from '../../src/monitor/known-isps.js';
+import { dayNumber } from '../../src/dates.js';
 
 const AS_OF = '2026-11-21';
 const STARTED = 1_000;
 const NOW = 2_000;
 
 function state(parts: Partial<DecisionState> = {}): DecisionState {
-  return { active: [], silences: [], sentEvents: new Set(), ...parts };
+  return { active: [], silences: [], sentEvents: new Set(), learned: CHANCE, ...parts };
 }
 
 const premium = (hasPremium: boolean): PremiumState => ({ hasPremium, checkedAt: 10, since: 10 });
@@ -189,6 +192,53 @@ describe('decideTrafficRun: pairs and the alert', () => {
       entries,
     );
     expect(kinds(decision.notifications)).toEqual(['premium-regained', 'restored', 'alert']);
+  });
+});
+
+describe('decideTrafficRun: what is learned, and common drops', () => {
+  /** A domain of 30 ISPs known for a month, 28 of them down 98% today. */
+  const known = Array.from({ length: 30 }, (_, i) => ispHash(`ISP ${i}`)).sort((a, b) => a - b);
+  const learned = {
+    ...CHANCE,
+    known: [
+      {
+        domainId: 4,
+        since: dayNumber(AS_OF) - 30,
+        level: 0,
+        hashes: known,
+        lastListed: known.map(() => dayNumber(AS_OF) - 2),
+      },
+    ],
+  };
+  const outage = Array.from({ length: 28 }, (_, i) =>
+    entry(4, `ISP ${i}`, { baseline: 1000, yesterday: 20 }),
+  );
+  const dropNew = dropEvent('new', 'domain', 4);
+
+  it('a downed domain: one alert with the drop event, no pair event; learned for the next run', () => {
+    const decision = trafficRun(state({ premium: premium(true), learned }), true, outage);
+    const alerts = decision.notifications.filter((n) => n.kind === 'alert');
+    expect(alerts.map((a) => a.events)).toEqual([[dropNew]]);
+    expect(decision.sentEvents).toEqual([dropNew]);
+    expect(decision.run.counts?.new).toBe(0);
+    expect(decision.history?.learned?.drops).toMatchObject([{ scope: 'domain', domainId: 4 }]);
+  });
+
+  it('a forced re-run that already e-mailed the drop sends nothing again', () => {
+    const decision = trafficRun(
+      state({ premium: premium(true), learned, sentEvents: new Set([dropNew]) }),
+      true,
+      outage,
+    );
+    expect(decision.notifications.filter((n) => n.kind === 'alert')).toEqual([]);
+    expect(decision.sentEvents).toBeUndefined();
+  });
+
+  it('nothing learned yet: the run learns, and starts from the prior', () => {
+    const decision = trafficRun(state({ premium: premium(true), learned: undefined }), true, [
+      entry(7, 'Comcast', WARN),
+    ]);
+    expect(decision.history?.learned?.variation?.asOf).toBe(AS_OF);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { AlertSettings } from '../../src/monitor/alert-settings.js';
-import type { IspTrend } from '../../src/monitor/types.js';
+import type { IspTrend, LearnedState } from '../../src/monitor/types.js';
 
 /** The config's default alert settings (src/config/schema.ts). */
 export const SETTINGS: AlertSettings = {
@@ -90,3 +90,25 @@ export function manyEntries(count: number, perDomain = 20, seed = 0): IspTrend[]
   }
   return out;
 }
+
+/**
+ * What a network whose days vary as chance does has learned: no variation of its own, on a
+ * great many comparisons, and no ISPs known yet (so no domain moves as a whole). The tests of
+ * the lifecycle run on it; with nothing learned, a new network's first runs are judged against
+ * the prior (monitor/variation.ts), which a 30% drop does not clear.
+ */
+export const CHANCE: LearnedState = {
+  variation: {
+    asOf: '2026-01-01',
+    // A little under nothing, so that the prior's pull leaves exactly none.
+    spread: [-1, -1, -1, -1, -1, -1],
+    spreadWeight: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9],
+    shared: [0, 0, 0, 0, 0, 0],
+    sharedWeight: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9],
+    network: [0, 0, 0, 0, 0, 0],
+    networkWeight: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9],
+    days: 60,
+  },
+  known: [],
+  drops: [],
+};

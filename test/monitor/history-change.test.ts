@@ -6,7 +6,7 @@ import { pairEvent, pairKey } from '../../src/monitor/pair-key.js';
 import type { ActivePair, IspTrend, WatchedRun } from '../../src/monitor/types.js';
 import { encodeActive } from '../../src/store/active-codec.js';
 import { encodeRuns } from '../../src/store/runs-codec.js';
-import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+import { BELOW, CRIT, SETTINGS, WARN, entry, CHANCE } from './fixtures.js';
 
 const DAY = '2026-03-02';
 
@@ -22,7 +22,8 @@ const classify = (
   active: ActivePair[] = [],
   runs: WatchedRun[] = [],
   asOf = DAY,
-) => classifyPairs({ asOf, entries, active, runs, settings: SETTINGS, silences: [] });
+) =>
+  classifyPairs({ asOf, entries, active, runs, settings: SETTINGS, silences: [], learned: CHANCE });
 
 describe('what begins in a run (HistoryChange: added, runsStarted)', () => {
   it('a first day builds no history record and no run object: the pairs and entries stand for them', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import { isHeadline } from '../../src/monitor/rollup.js';
 import type { Silence } from '../../src/monitor/types.js';
-import { BELOW, CRIT, SETTINGS, WARN, entry } from './fixtures.js';
+import { BELOW, CRIT, SETTINGS, WARN, entry, CHANCE } from './fixtures.js';
 
 describe('isHeadline', () => {
   const table: [affected: number, listed: number, expected: boolean][] = [
@@ -48,6 +48,7 @@ describe('domain roll-up', () => {
       active: [],
       settings: SETTINGS,
       silences: [silence],
+      learned: CHANCE,
     });
     expect(result.domains).toEqual([
       {
@@ -99,6 +100,7 @@ describe('domain roll-up', () => {
       ],
       settings: SETTINGS,
       silences: [],
+      learned: CHANCE,
     });
     expect(result.domains).toEqual([
       {

@@ -43,10 +43,10 @@ describe('extendRun: consecutive listed days', () => {
       expected: { ...prev, since: addDays(DAY, 2), last: addDays(DAY, 2) },
     },
     {
-      name: 'a day without evidence of its own ends it',
+      name: 'a day without evidence of its own ends it (z under RUN_MIN_DAY_SIGNIFICANCE)',
       prev,
       asOf: addDays(DAY, 1),
-      significance: 0.9,
+      significance: 0.49,
       expected: undefined,
     },
     {
@@ -75,11 +75,11 @@ describe('isSteadyDecline', () => {
     d7: 360,
     d14: 360,
   };
-  const today = { baseline: 120, dropPercent: 25 };
+  const today = { baseline: 120, d14: 120, d30: 120, dropPercent: 25 };
   const table: {
     name: string;
     run?: ListedRun;
-    today?: { baseline: number; dropPercent: number };
+    today?: { baseline: number; d14: number; d30: number; dropPercent: number };
     settings?: Partial<typeof SETTINGS>;
     steady: boolean;
   }[] = [
@@ -87,31 +87,44 @@ describe('isSteadyDecline', () => {
     { name: 'no run', run: undefined, steady: false },
     { name: 'two days are not a run yet', run: { ...run, days: 2 }, steady: false },
     {
+      // 2 days, 90 clicks against 240: down 62% together, beyond criticalDropPercent.
+      name: 'two days are a run when they dropped criticalDropPercent together',
+      run: { ...run, days: 2, clicks: 90, d7: 240, d14: 240 },
+      today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60 },
+      steady: true,
+    },
+    {
       name: 'not certain together',
       run: { ...run, clicks: 300 },
       steady: false,
     },
     {
       name: 'today under three quarters of minDropPercent',
-      today: { baseline: 120, dropPercent: 14.9 },
+      today: { ...today, dropPercent: 14.9 },
       steady: false,
     },
     {
       name: 'today at three quarters of minDropPercent',
-      today: { baseline: 120, dropPercent: 15 },
+      today: { ...today, dropPercent: 15 },
       // ... but the run averages 25%: 15 is under three quarters of it (receding).
       steady: false,
     },
     {
       name: 'receding: today far less down than the run (the tail of an outage)',
       run: { ...run, clicks: 36 },
-      today: { baseline: 120, dropPercent: 40 },
+      today: { ...today, dropPercent: 40 },
       steady: false,
     },
     {
-      name: 'baseline under minBaselineClicks',
-      today: { baseline: 49, dropPercent: 25 },
+      name: 'every comparison day under minBaselineClicks',
+      today: { baseline: 49, d14: 45, d30: 49, dropPercent: 25 },
       steady: false,
+    },
+    {
+      // A pair of 55 clicks a weekday: a weekend puts both same weekdays under 50.
+      name: 'both weeks under minBaselineClicks, day 30 back (a weekday) over it',
+      today: { baseline: 34, d14: 33, d30: 58, dropPercent: 25 },
+      steady: true,
     },
     {
       name: 'minSignificance 0: the test is off, nothing to add',
@@ -128,6 +141,14 @@ describe('isSteadyDecline', () => {
         ...row.settings,
       }),
     ).toBe(row.steady);
+  });
+
+  it('a learned variation asks more of a run: its days vary by it, a third as much together', () => {
+    const bigger = { ...run, clicks: 27_000, d7: 36_000, d14: 36_000 };
+    expect(isSteadyDecline(bigger, today, { ...SETTINGS, minSignificance: 3.5 })).toBe(true);
+    // 25% over 3 days at 20% daily variation: ln(4/3) / sqrt(2 x 0.04 / 3) = 1.76.
+    expect(isSteadyDecline(bigger, today, { ...SETTINGS, minSignificance: 3.5 }, 0.04)).toBe(false);
+    expect(runSignificance(bigger, 0.04)).toBeCloseTo(1.76, 1);
   });
 
   it('the run figures: summed days against the weaker week, and the average drop', () => {

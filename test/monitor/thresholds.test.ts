@@ -57,7 +57,7 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
       expected: false,
     },
     {
-      // (500 - 440 - 1) / sqrt(250 + 440) = 2.25
+      // (500 - 440 - 1) / sqrt(0.5 x (1000 + 440)) = 2.20
       name: '56% of 1000: beyond the margin',
       yesterday: 440,
       d7: 1000,
@@ -65,7 +65,7 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
       expected: true,
     },
     {
-      // (100 - 84 - 1) / sqrt(50 + 84) = 1.30
+      // (100 - 84 - 1) / sqrt(0.5 x (200 + 84)) = 1.26
       name: '58% of 200: within the margin',
       yesterday: 84,
       d7: 200,
@@ -74,7 +74,7 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
     },
     { name: 'zero baseline', yesterday: 0, d7: 0, d14: 0, expected: false },
     {
-      // (2 - 0 - 1) / sqrt(1) = 1
+      // (2 - 0 - 1) / sqrt(0.5 x 4) = 0.71
       name: 'tiny: 4 to 0 is not yet certain',
       yesterday: 0,
       d7: 4,
@@ -82,7 +82,7 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
       expected: false,
     },
     {
-      // (5 - 0 - 1) / sqrt(2.5) = 2.5
+      // (5 - 0 - 1) / sqrt(0.5 x 10) = 1.79
       name: 'tiny: 10 to 0 is',
       yesterday: 0,
       d7: 10,
@@ -113,7 +113,7 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
       expected: true,
     },
     {
-      // keep 0.3: (300 - 200 - 1) / sqrt(90 + 200) = 5.8
+      // keep 0.3: (300 - 200 - 1) / sqrt(0.3 x (1000 + 200)) = 5.2
       name: 'criticalDropPercent 70',
       yesterday: 200,
       d7: 1000,
@@ -126,12 +126,29 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
     expect(isClearlyCritical({ yesterday, d7, d14 }, { ...SETTINGS, ...settings })).toBe(expected);
   });
 
-  it('the edge: 1.50 sd is clearly critical, 1.49 is not', () => {
-    // (500 - 459 - 1) / sqrt(250 + 459) = 1.502; (500 - 460 - 1) / sqrt(250 + 460) = 1.494
+  it('the edge: 1.52 sd is clearly critical, 1.48 is not', () => {
+    // (500 - 458 - 1) / sqrt(0.5 x 1458) = 1.52; (500 - 459 - 1) / sqrt(0.5 x 1459) = 1.48
     const at = (yesterday: number) =>
       isClearlyCritical({ yesterday, d7: 1000, d14: 1000 }, SETTINGS);
     expect(CRITICAL_MARGIN_Z).toBe(1.5);
-    expect(at(459)).toBe(true);
-    expect(at(460)).toBe(false);
+    expect(at(458)).toBe(true);
+    expect(at(459)).toBe(false);
+  });
+
+  it('against the learned variation too: a large pair needs more than chance', () => {
+    // 1000 -> 400 is far below half by chance, but with 15% daily variation ln(500/400) is
+    // within 1.5 sd of it.
+    const counts = { yesterday: 400, d7: 1000, d14: 1000 };
+    expect(isClearlyCritical(counts, SETTINGS)).toBe(true);
+    expect(isClearlyCritical(counts, SETTINGS, { extra: 0.0225, share7: 1, share14: 1 })).toBe(
+      false,
+    );
+    expect(
+      isClearlyCritical({ ...counts, yesterday: 100 }, SETTINGS, {
+        extra: 0.0225,
+        share7: 1,
+        share14: 1,
+      }),
+    ).toBe(true);
   });
 });

@@ -193,7 +193,8 @@ describe.skipIf(!available)('e-mail layout in headless Chromium', () => {
   );
 
   it('pair cards: two to a row at 1200 px, one under the other at 390 px, ISP and severity on one line', async () => {
-    const blocked = demoFiles.find((f) => path.basename(f).startsWith('2026-11-17-acme-alert'))!;
+    // Many ISPs of a domain, each a card (the demo's blocked domain is one headline instead).
+    const blocked = allFiles.find((f) => path.basename(f) === 'alert-big.html')!;
     const CARDS = `[...document.querySelectorAll('div[style*="display:inline-block"]')].slice(0, 2).map((card) => {
       const box = card.getBoundingClientRect();
       const isp = card.querySelector('strong').getBoundingClientRect();
@@ -213,6 +214,15 @@ describe.skipIf(!available)('e-mail layout in headless Chromium', () => {
       expect(card).toMatchObject({ sameLine: true, severity: 'CRITICAL' });
   });
 
+  it("the demo's blocked domain: one headline, no card per ISP", async () => {
+    const blocked = demoFiles.find((f) => path.basename(f).startsWith('2026-11-17-acme-alert'))!;
+    await page.open(blocked, PHONE);
+    const cards = await page.evaluate<number>(
+      `document.querySelectorAll('div[style*="display:inline-block"]').length`,
+    );
+    expect(cards).toBe(0);
+  });
+
   it.each([
     ['light', PHONE],
     ['dark', { ...PHONE, colorScheme: 'dark' as const }],
@@ -229,7 +239,7 @@ describe.skipIf(!available)('e-mail layout in headless Chromium', () => {
   );
 
   it('dark colour scheme: the dark palette is applied (not white cards on a dark page)', async () => {
-    const blocked = demoFiles.find((f) => path.basename(f).startsWith('2026-11-17-acme-alert'))!;
+    const blocked = allFiles.find((f) => path.basename(f) === 'alert-big.html')!;
     await page.open(blocked, { ...PHONE, colorScheme: 'dark' });
     const card = await page.evaluate<string>(
       `getComputedStyle(document.querySelector('table[bgcolor] table[bgcolor]')).backgroundColor`,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedPair, PairClass } from '../../src/monitor/types.js';
+import type { ClassifiedDrop, ClassifiedPair, PairClass } from '../../src/monitor/types.js';
 import { EVIDENCE_LEGEND } from '../../src/monitor/evidence.js';
 import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
 import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
@@ -190,6 +190,97 @@ describe('renderAlertEmail: grouping, order and the domain reading', () => {
     const email = renderAlertEmail({ ...input([]), classification })!;
     expect(email.text).toContain(`Ongoing: ${classification.counts.ongoing} pairs still active`);
     expect(email.text).toContain(`Not repeated here: ${classification.counts.ongoing} ongoing.`);
+  });
+});
+
+describe('renderAlertEmail: the learned variation and common drops', () => {
+  const variation = { extra: 0.01, common: 0.0025, network: 0.001, days: 40 };
+  const big = pair(1, 'Big', 'new', { clicks: [330, 1000, 1000, 1000], severity: 'critical' });
+  const small = pair(2, 'Small', 'new', { clicks: [12, 60, 60, 60], severity: 'critical' });
+
+  it('each pair says its normal variation and how deep the drop is by it', () => {
+    const email = render([big, small], {
+      classification: { ...classificationOf(ASOF, [big, small]), variation },
+    });
+    // sd sqrt(2 x 0.01 + 1/1000.5 + 1/330.5) = 0.155: a typical dip of 14%; ln(1000.5 / 330.5)
+    // = 1.11 is 7.2 of them (0.86^7 = 0.34: 1000 -> 330).
+    expect(email.text).toContain(
+      "this network's clicks vary about 14% from day to day (learned over 40 days); this drop is as deep as seven such dips in a row",
+    );
+    // 60 -> 12: chance (1/60.5 + 1/12.5 = 0.097) outweighs the network's variation (0.02):
+    // sd 0.34, a dip of 29%; ln(60.5 / 12.5) = 1.58 is 4.6 of them.
+    expect(email.text).toContain(
+      "chance at 60 clicks a day moves this pair about 29% from day to day (with the network's own variation); this drop is as deep as five such dips in a row",
+    );
+    expect(email.html).toContain('as deep as seven such dips in a row');
+  });
+
+  it('without a learned variation the line says strength and z only', () => {
+    const email = render([big]);
+    expect(email.text).not.toContain('such dips');
+  });
+
+  const drop = (d: Partial<ClassifiedDrop>): ClassifiedDrop => ({
+    scope: 'domain',
+    domainId: 3,
+    domainUrl: 'https://d3.example.com',
+    class: 'new',
+    firstSeen: ASOF,
+    dropPercent: 40,
+    dropPercent14: 41,
+    significance: 9,
+    ispsDown: 27,
+    ispsKnown: 30,
+    clicksLost: 4000,
+    baselineClicks: 10000,
+    ...d,
+  });
+
+  it('a network drop alone is an e-mail: one headline, no card, said in the subject', () => {
+    const network = drop({
+      scope: 'network',
+      domainId: 0,
+      domainUrl: '',
+      dropPercent: 35,
+      domainsDown: 3,
+      domainsKnown: 3,
+    });
+    const email = renderAlertEmail({
+      ...input([]),
+      classification: { ...classificationOf(ASOF, []), drops: [network] },
+    });
+    expect(email?.subject).toBe('[Traffic Health] Acme Network: network down 35% (2026-11-21)');
+    expect(email?.text).toContain(
+      '!! The whole network is down about 35% against the same weekday a week ago, on 3 of 3 domains and nearly every ISP together: a network-wide dip (a holiday, a tracking outage, a large partner pausing), not ISP filtering.',
+    );
+    expect(email?.text).not.toContain('DOMAINS, WORST FIRST');
+  });
+
+  it('a domain drop names the domain, how many of its ISPs, and what it likely is', () => {
+    const email = render([big], {
+      classification: { ...classificationOf(ASOF, [big]), drops: [drop({})] },
+    });
+    expect(email.subject).toBe(
+      '[Traffic Health] Acme Network: 1 domain down 40%, 1 new (2026-11-21)',
+    );
+    expect(email.text).toContain(
+      '!! https://d3.example.com is down about 40% against the same weekday a week ago, on 27 of the 30 ISPs it has shown, together: the domain itself (a campaign that ended, a blocklist, its DNS or certificate), not one ISP filtering it.',
+    );
+  });
+
+  it('an ongoing drop is not news; a worse one is', () => {
+    const ongoing = renderAlertEmail({
+      ...input([]),
+      classification: { ...classificationOf(ASOF, []), drops: [drop({ class: 'ongoing' })] },
+    });
+    expect(ongoing).toBeUndefined();
+    const worse = render([], {
+      classification: {
+        ...classificationOf(ASOF, []),
+        drops: [drop({ class: 'worse', dropPercent: 98 })],
+      },
+    });
+    expect(worse.text).toContain('It has dropped further since the last e-mail.');
   });
 });
 

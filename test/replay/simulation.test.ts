@@ -49,7 +49,13 @@ describe('replay of the simulation', () => {
           ? [
               {
                 asOf: day.asOf,
-                events: email.pairs.map((p) => `${p.class} ${pairKey(p.domainId, p.isp)}`).sort(),
+                events: [
+                  ...email.pairs.map((p) => `${p.class} ${pairKey(p.domainId, p.isp)}`),
+                  // The simulation counts a domain's common drop as one event of the domain.
+                  ...email.drops
+                    .filter((d) => d.scope === 'domain')
+                    .map((d) => `${d.class} ${d.domainId}:*`),
+                ].sort(),
               },
             ]
           : [];

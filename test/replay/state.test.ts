@@ -7,6 +7,7 @@ import { decideTrafficRun, type DecisionState } from '../../src/monitor/decide.j
 import { pairKey } from '../../src/monitor/pair-key.js';
 import { emptyState, stateAfter } from '../../src/replay/state.js';
 import { decodeActive, encodeActive } from '../../src/store/active-codec.js';
+import { learnedStateSchema } from '../../src/store/records.js';
 import { decodeRuns, encodeRuns } from '../../src/store/runs-codec.js';
 
 /** What the next run loads after a commit of `decision`: the store's codecs, both ways. */
@@ -18,6 +19,9 @@ function throughTheStore(state: DecisionState, decision: ReturnType<typeof decid
       history.runs || history.runsStarted
         ? decodeRuns(encodeRuns(history.runs ?? [], history.runsStarted))
         : state.runs,
+    learned: history.learned
+      ? learnedStateSchema.parse(JSON.parse(JSON.stringify(history.learned)))
+      : state.learned,
   };
 }
 
@@ -53,8 +57,10 @@ describe('replay state', () => {
         stored = { ...emptyState(), ...throughTheStore(stored, b) };
         expect(byKey(replayed.active)).toEqual(byKey(stored.active));
         expect(byKey(replayed.runs)).toEqual(byKey(stored.runs));
+        expect(replayed.learned).toEqual(stored.learned);
       }
       expect(replayed.active.length + replayed.runs!.length).toBeGreaterThan(0);
+      expect(replayed.learned?.variation?.days).toBeGreaterThan(0);
     }
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
+import { dropEvent } from '../../src/monitor/common-drops.js';
 import { pairEvent } from '../../src/monitor/pair-key.js';
 import type { Scenario } from '../../src/sandbox/index.js';
 import { RedisStore } from '../../src/store/redis-store.js';
@@ -81,6 +82,12 @@ interface ReplayDoc {
     email: null | {
       subject: string;
       counts: Record<string, number>;
+      drops: Array<{
+        class: 'new' | 'worse' | 'reminder';
+        scope: 'domain' | 'network';
+        domainId: number;
+        dropPercent: number;
+      }>;
       pairs: Array<{
         class: string;
         domainId: number;
@@ -190,9 +197,10 @@ describe('thm replay of what the worker saw (real Redis, sandbox, SMTP)', () => 
         kind: 'traffic-check',
         now: Date.now(),
       });
-      const replayed = (day.email?.pairs ?? []).map((p) =>
-        pairEvent(p.class as 'new', p.domainId, p.isp),
-      );
+      const replayed = [
+        ...(day.email?.pairs ?? []).map((p) => pairEvent(p.class as 'new', p.domainId, p.isp)),
+        ...(day.email?.drops ?? []).map((d) => dropEvent(d.class, d.scope, d.domainId)),
+      ];
       expect(replayed.sort()).toEqual([...state.sentEvents].sort());
     }
     expect(doc.summary.emails).toBe([...decided.values()].filter((s) => s !== null).length);
@@ -212,7 +220,7 @@ describe('thm replay of what the worker saw (real Redis, sandbox, SMTP)', () => 
     expect(Object.keys(doc)).toEqual(['days', 'summary']);
     for (const day of doc.days) expect(Object.keys(day)).toEqual(['asOf', 'email', 'sent']);
     const withEmail = doc.days.find((d) => d.email)!;
-    expect(Object.keys(withEmail.email!)).toEqual(['subject', 'counts', 'pairs']);
+    expect(Object.keys(withEmail.email!)).toEqual(['subject', 'counts', 'drops', 'pairs']);
     expect(doc.summary).toMatchObject({
       network: 'acme',
       from: FIRST,
@@ -227,12 +235,16 @@ describe('thm replay of what the worker saw (real Redis, sandbox, SMTP)', () => 
   it('--set changes the outcome as the rule says', async () => {
     const configured = await replayJson();
     const deep = await replayJson('--set', 'alerts.minDropPercent=50');
+    // A domain whose ISPs went down together is one new drop of the domain's.
     const news = (d: ReplayDoc) =>
-      d.days.flatMap((day) =>
-        (day.email?.pairs ?? [])
+      d.days.flatMap((day) => [
+        ...(day.email?.pairs ?? [])
           .filter((p) => p.class === 'new')
           .map((p) => ({ asOf: day.asOf, ...p })),
-      );
+        ...(day.email?.drops ?? [])
+          .filter((p) => p.class === 'new')
+          .map((p) => ({ asOf: day.asOf, ...p, steady: undefined })),
+      ]);
     // Only a drop of 50% or more starts an alert (3/4 of it for a steady decline): what the
     // configured 20% started with less is not new that day, what it started with more still is.
     for (const pair of news(deep))
@@ -252,7 +264,9 @@ describe('thm replay of what the worker saw (real Redis, sandbox, SMTP)', () => 
     configured.days.forEach((day, i) => {
       const kept = (day.email?.pairs ?? []).filter((p) => p.class !== 'cleared');
       expect(quietClears.days[i]!.email?.pairs ?? []).toEqual(kept);
-      expect(quietClears.days[i]!.email === null).toBe(kept.length === 0);
+      expect(quietClears.days[i]!.email?.drops ?? []).toEqual(day.email?.drops ?? []);
+      const drops = day.email?.drops.length ?? 0;
+      expect(quietClears.days[i]!.email === null).toBe(kept.length + drops === 0);
     });
     expect(quietClears.summary.pairs).toEqual(configured.summary.pairs);
     expect(configured.summary.pairs.cleared).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import { pairKey } from '../../src/monitor/pair-key.js';
 import { describe, expect, it } from 'vitest';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import { addDays, dayNumber } from '../../src/dates.js';
-import type { ActivePair, InvoiceSnapshot } from '../../src/monitor/types.js';
+import type { ActivePair, InvoiceSnapshot, LearnedState } from '../../src/monitor/types.js';
 import { FIELD, runField, sentField } from '../../src/store/keys.js';
 import { RedisStore, type RunEffect } from '../../src/store/redis-store.js';
 import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
@@ -55,6 +55,70 @@ describe('network state: load and commit', () => {
       }),
     );
     expect((await load(store, addDays(DAY, 1))).runs).toEqual(runs);
+  });
+
+  it('keeps what is learned of the network beside the history; absent: untouched; garbage: unreadable, named', async () => {
+    const { store } = db.freshStore();
+    const learned: LearnedState = {
+      variation: {
+        asOf: DAY,
+        spread: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        spreadWeight: [10, 10, 11, 11, 12, 12],
+        shared: [0.01, 0.01, 0.02, 0.02, 0.03, 0.03],
+        sharedWeight: [3, 3, 3, 3, 3, 3],
+        network: [0, 0, 0.01, 0.01, 0.01, 0.01],
+        networkWeight: [1, 1, 1, 1, 1, 1],
+        days: 12.5,
+      },
+      known: [
+        { domainId: 7, since: 20_000, level: 1, hashes: [3, 9000], lastListed: [20_010, 20_011] },
+      ],
+      drops: [
+        {
+          scope: 'domain',
+          domainId: 7,
+          domainUrl: 'https://d7.example',
+          firstSeen: DAY,
+          lastSeen: DAY,
+          lastNotified: DAY,
+          dropPercent: 41.5,
+          dropPercent14: 40,
+          notifiedDropPercent: 41.5,
+          quietRuns: 0,
+        },
+        {
+          scope: 'network',
+          domainId: 0,
+          domainUrl: '',
+          firstSeen: DAY,
+          lastSeen: DAY,
+          dropPercent: 22,
+          dropPercent14: 23,
+          notifiedDropPercent: 22,
+          quietRuns: 1,
+          quietAsOf: DAY,
+        },
+      ],
+    };
+    await store.commitRun(effect({ history: { upsert: history(1), remove: [], learned } }));
+    expect((await load(store)).learned).toEqual(learned);
+    const { state } = await store.networkNow('acme', 'UTC', NOW);
+    expect(state.learned).toEqual(learned.variation);
+    // A commit without it (no list today, an older version) leaves it as it was.
+    await store.commitRun(
+      effect({
+        expectedRev: 1,
+        run: runRecord(addDays(DAY, 1)),
+        history: { upsert: [], remove: [] },
+      }),
+    );
+    expect((await load(store, addDays(DAY, 1))).learned).toEqual(learned);
+    const key = store.keys.network('acme');
+    await db.redis.hset(key, FIELD.learned, JSON.stringify({ ...learned, known: 'nope' }));
+    await expect(load(store, addDays(DAY, 1))).rejects.toMatchObject({
+      name: 'StoredStateError',
+      field: FIELD.learned,
+    });
   });
 
   it('reads the history and runs an earlier version wrote as JSON; the next commit writes them in binary', async () => {

@@ -13,8 +13,10 @@ import {
 } from '../../jobs/names.js';
 import { overdueStatus } from '../../monitor/overdue.js';
 import { countBySeverity } from '../../monitor/thresholds.js';
+import { dayToDayPercent, variationOf } from '../../monitor/variation.js';
 import type {
   InvoiceSnapshot,
+  LearnedVariation,
   PremiumState,
   ProblemEpisode,
   RunRecord,
@@ -39,6 +41,12 @@ export interface NetworkStatus {
   lastSuccessfulTrafficCheck?: RunRecord;
   nextRuns: { trafficCheck?: string; invoiceSnapshot?: string };
   activePairs: Record<Severity, number>;
+  /**
+   * The network's learned day-to-day variation (monitor/variation.ts): the typical change of a
+   * pair's clicks between the same weekday of two weeks, in percent, all of it and the part a
+   * domain's ISPs share, and the days it rests on (decayed; few days: mostly the prior).
+   */
+  variation?: { dayToDayPercent: number; sharedPercent: number; days: number };
   lastInvoice?: InvoiceSnapshot;
   problem?: ProblemEpisode;
   overdue: boolean;
@@ -136,11 +144,23 @@ async function networkStatus(
       invoiceSnapshot: nextRun('invoice-snapshot'),
     },
     activePairs: countBySeverity(state.activeDrops, network.alerts),
+    ...(state.learned ? { variation: variationStatus(state.learned) } : {}),
     lastInvoice: state.latestInvoice,
     problem: state.problem,
     overdue,
     overdueReason: reason,
     ...holding,
+  };
+}
+
+/** The learned variation as status shows it: whole percents and days. */
+function variationStatus(learned: LearnedVariation): NonNullable<NetworkStatus['variation']> {
+  const variation = variationOf(learned);
+  const percent = dayToDayPercent(variation);
+  return {
+    dayToDayPercent: Math.round(percent.all),
+    sharedPercent: Math.round(percent.shared),
+    days: Math.round(variation.days),
   };
 }
 
@@ -335,6 +355,11 @@ function printStatus(report: StatusReport): void {
         `  not watched:      no running worker's config has this network (${report.workers.map((w) => w.instance).join(', ')}): reload or restart them with this config`,
       );
     add(`  active pairs:     ${n.activePairs.critical} critical, ${n.activePairs.warning} warning`);
+    add(
+      n.variation
+        ? `  variation:        clicks vary about ${n.variation.dayToDayPercent}% from day to day (${n.variation.sharedPercent}% shared by a domain's ISPs), learned over ${n.variation.days} days`
+        : '  variation:        not learned yet (no traffic-check has listed a pair)',
+    );
     if (n.lastInvoice)
       add(
         `  invoices (${n.lastInvoice.status}): ${n.lastInvoice.total_count}, balance ${n.lastInvoice.balance.toFixed(2)}`,

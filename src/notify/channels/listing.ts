@@ -1,6 +1,8 @@
+import { EMAILED_DROP_CLASSES } from '../../monitor/common-drops.js';
 import { pairFigures } from '../../monitor/figures.js';
 import {
   isDecliningClass,
+  type ClassifiedDrop,
   type ClassifiedPair,
   type Classification,
   type DayFigures,
@@ -23,6 +25,8 @@ export interface ListedDomain {
 }
 
 export interface ChannelListing {
+  /** The common drops that are news (a network's or a domain's), the network's first. */
+  drops: ClassifiedDrop[];
   /** Declining pairs, worst domain first, then cleared pairs. */
   pairs: ClassifiedPair[];
   /** Domains with declining pairs, worst first. */
@@ -62,6 +66,7 @@ export function channelListing(
   );
   cleared.sort((a, b) => a.domainId - b.domainId || (a.isp < b.isp ? -1 : a.isp > b.isp ? 1 : 0));
   return {
+    drops: (classification.drops ?? []).filter((d) => EMAILED_DROP_CLASSES.includes(d.class)),
     pairs: [...groups.flatMap((g) => g.pairs), ...cleared],
     domains: groups.map((g) => g.domain),
   };

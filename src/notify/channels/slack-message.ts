@@ -1,3 +1,4 @@
+import { dropHeadline } from '../../monitor/evidence.js';
 import type { ClassifiedPair, PairClass } from '../../monitor/types.js';
 import { silenceCommand } from '../render/alert.js';
 import {
@@ -71,8 +72,20 @@ export function renderSlackMessage(input: ChannelMessageInput): SlackMessage {
     case 'alert': {
       const listing = channelListing(event.classification, event.notifyCleared);
       const counts = event.classification.counts;
-      headline = `${name}: ${changeSummary(counts, event.notifyCleared)} (${n.asOf})`;
+      const changes = [
+        ...listing.drops.map((d) =>
+          d.scope === 'network'
+            ? `network down ${Math.round(d.dropPercent)}%`
+            : `domain ${d.domainId} down ${Math.round(d.dropPercent)}%`,
+        ),
+        changeSummary(counts, event.notifyCleared),
+      ].filter((part) => part !== '');
+      headline = `${name}: ${changes.join(', ')} (${n.asOf})`;
       blocks.push(header(headline));
+      for (const drop of listing.drops) {
+        const domain = displayText(drop.domainUrl, MAX_URL_CHARS) || `domain ${drop.domainId}`;
+        blocks.push(section(dropHeadline(drop, drop.scope === 'network' ? name : domain)));
+      }
       const worst = listing.domains[0];
       if (worst) blocks.push(section(domainHeadline(listing.domains, worst)));
       const shown = listing.pairs.slice(0, MAX_SLACK_PAIRS);

@@ -51,6 +51,20 @@ export interface WebhookPayload {
   title: string;
   /** alert: pairs per class in this run (ongoing and silenced are counted, never listed). */
   counts?: Record<PairClass, number>;
+  /**
+   * alert: the common drops that are news (most of a domain, or of the network, down together:
+   * monitor/common-drops.ts), the network's first; absent: none.
+   */
+  drops?: Array<{
+    scope: 'domain' | 'network';
+    /** The domain's id (0 for the network) and URL. */
+    domainId: number;
+    url: string;
+    class: string;
+    dropPercent: number;
+    ispsDown: number;
+    ispsKnown: number;
+  }>;
   /** alert: domains with declining pairs, worst first. */
   domains?: Array<{
     id: number;
@@ -95,6 +109,17 @@ export function renderWebhookPayload(input: ChannelMessageInput): WebhookPayload
     case 'alert': {
       const listing = channelListing(event.classification, event.notifyCleared);
       payload.counts = { ...event.classification.counts };
+      if (listing.drops.length > 0) {
+        payload.drops = listing.drops.map((d) => ({
+          scope: d.scope,
+          domainId: d.domainId,
+          url: d.domainUrl,
+          class: d.class,
+          dropPercent: Math.round(d.dropPercent * 10) / 10,
+          ispsDown: d.ispsDown,
+          ispsKnown: d.ispsKnown,
+        }));
+      }
       payload.domains = listing.domains.slice(0, MAX_WEBHOOK_DOMAINS).map((d) => ({
         id: d.domainId,
         url: d.domainUrl,

@@ -1,4 +1,5 @@
 import type {
+  ClassifiedDrop,
   ClassifiedPair,
   Classification,
   DomainRollup,
@@ -7,9 +8,11 @@ import type {
   IsoDate,
   PairClass,
   PairFigures,
+  Variation,
 } from '../../monitor/types.js';
 import { DECLINING_CLASSES, isDecliningClass } from '../../monitor/types.js';
-import { EVIDENCE_LEGEND, evidenceOf } from '../../monitor/evidence.js';
+import { dropHeadline, EVIDENCE_LEGEND, evidenceOf } from '../../monitor/evidence.js';
+import { EMAILED_DROP_CLASSES } from '../../monitor/common-drops.js';
 import { pairFigures } from '../../monitor/figures.js';
 import type { RenderedEmail } from '../types.js';
 import {
@@ -100,7 +103,9 @@ interface DomainGroup {
   ispsAffected: number;
 }
 
-/** Returns undefined when no e-mailed class has a pair: then no e-mail is sent. */
+/**
+ * Returns undefined when no e-mailed class has a pair or a common drop: then no e-mail is sent.
+ */
 export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefined {
   const maxListed = Math.max(1, input.maxPairsListed ?? DEFAULT_MAX_PAIRS_LISTED);
   const perDomain = Math.max(1, input.maxPairsPerDomain ?? DEFAULT_MAX_PAIRS_PER_DOMAIN);
@@ -128,7 +133,11 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     }
   }
   const declining = DECLINING_CLASSES.reduce((sum, c) => sum + counts[c], 0);
-  if (declining === 0 && cleared.length === 0) return undefined;
+  // The common drops of the run that are news (monitor/common-drops.ts), the network's first.
+  const drops = (input.classification.drops ?? []).filter((d) =>
+    EMAILED_DROP_CLASSES.includes(d.class),
+  );
+  if (declining === 0 && cleared.length === 0 && drops.length === 0) return undefined;
 
   const groups = groupDomains(
     byDomain,
@@ -140,10 +149,11 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     networkName: displayText(input.network.name, MAX_NAME_CHARS) || input.network.id,
     asOf: input.asOf,
     trendDay: dayBefore(input.asOf),
+    variation: input.classification.variation,
   };
 
-  const subject = alertSubject(ctx.networkName, input.asOf, counts, input.notifyCleared);
-  const summary = summaryLine(counts, input.notifyCleared);
+  const subject = alertSubject(ctx.networkName, input.asOf, counts, input.notifyCleared, drops);
+  const summary = summaryLine(counts, input.notifyCleared, drops);
   const headlines = groups.filter((g) => g.rollup?.headline);
 
   const html: string[] = [];
@@ -163,6 +173,15 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     summary,
     '',
   );
+  for (const drop of drops) {
+    const name =
+      drop.scope === 'network'
+        ? ctx.networkName
+        : displayText(drop.domainUrl, MAX_URL_CHARS) || `domain ${drop.domainId}`;
+    const line = dropHeadline(drop, name);
+    html.push(callout(`<strong>${esc(line)}</strong>`, COLORS.critical, COLORS.criticalBg));
+    text.push(`!! ${line}`, '');
+  }
   if (headlines.length > 0) {
     const names = headlines.slice(0, 3).map((g) => displayText(g.domainUrl, MAX_URL_CHARS));
     const more = headlines.length > 3 ? ` and ${headlines.length - 3} more` : '';
@@ -201,6 +220,8 @@ interface RenderContext {
   networkName: string;
   asOf: IsoDate;
   trendDay: IsoDate;
+  /** The network's variation the run judged by (the evidence lines measure drops by it). */
+  variation?: Variation;
 }
 
 /** `[Traffic Health] Acme Network: 3 new, 1 worse, 2 reminders, 2 cleared (2026-11-21)` */
@@ -209,8 +230,9 @@ export function alertSubject(
   asOf: IsoDate,
   counts: Record<PairClass, number>,
   notifyCleared: boolean,
+  drops: readonly ClassifiedDrop[] = [],
 ): string {
-  const parts: string[] = [];
+  const parts = dropParts(drops);
   if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
   if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
   if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
@@ -220,8 +242,23 @@ export function alertSubject(
   return headerValue(`[Traffic Health] ${name}: ${parts.join(', ')} (${headerValue(asOf, 20)})`);
 }
 
-function summaryLine(counts: Record<PairClass, number>, notifyCleared: boolean): string {
+/** "network down 35%", "2 domains down": the common drops first in a subject or summary. */
+function dropParts(drops: readonly ClassifiedDrop[]): string[] {
   const parts: string[] = [];
+  const network = drops.find((d) => d.scope === 'network');
+  if (network) parts.push(`network down ${Math.round(network.dropPercent)}%`);
+  const domains = drops.filter((d) => d.scope === 'domain');
+  if (domains.length === 1) parts.push(`1 domain down ${Math.round(domains[0]!.dropPercent)}%`);
+  else if (domains.length > 1) parts.push(`${formatCount(domains.length)} domains down`);
+  return parts;
+}
+
+function summaryLine(
+  counts: Record<PairClass, number>,
+  notifyCleared: boolean,
+  drops: readonly ClassifiedDrop[] = [],
+): string {
+  const parts = dropParts(drops);
   if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
   if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
   if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
@@ -381,11 +418,11 @@ function percentHtml(value: number | null | undefined): string {
 
 const MUTED_DIV = `<div style="font-size:12px;color:${COLORS.muted};">`;
 
-function pairCardHtml(pair: ClassifiedPair): string {
+function pairCardHtml(pair: ClassifiedPair, variation: Variation | undefined): string {
   const color = severityColor(pair);
   const isp = keepWords(displayText(pair.isp, MAX_ISP_CHARS));
   const head = `<div style="border-top:3px solid ${color};padding-top:5px;font-size:13px;"><strong>${isp}</strong> ${severityBadge(pair)} ${pair.class}</div>`;
-  const firstSeen = `${esc(evidenceOf(pair).line)}<br>First seen ${esc(pair.firstSeen)}`;
+  const firstSeen = `${esc(evidenceOf(pair, variation).line)}<br>First seen ${esc(pair.firstSeen)}`;
   const f = figuresOf(pair);
   if (!f) {
     return `${head}${MUTED_DIV}Last drop ${formatPercent(-pair.dropPercent)} vs 7 days back<br>${firstSeen}</div>`;
@@ -409,10 +446,10 @@ function pairCardHtml(pair: ClassifiedPair): string {
   return `${head}${chart}${MUTED_DIV}${conversions}<br>${revenue}<br>${firstSeen}</div>`;
 }
 
-function pairLinesText(pair: ClassifiedPair): string[] {
+function pairLinesText(pair: ClassifiedPair, variation: Variation | undefined): string[] {
   const isp = displayText(pair.isp, MAX_ISP_CHARS);
   const head = `  - ${isp} [${pair.severity.toUpperCase()}, ${pair.class}] first seen ${pair.firstSeen}`;
-  const evidence = `      ${evidenceOf(pair).line}`;
+  const evidence = `      ${evidenceOf(pair, variation).line}`;
   const f = figuresOf(pair);
   if (!f)
     return [head, evidence, `      last drop ${formatPercent(-pair.dropPercent)} vs 7 days back`];
@@ -474,8 +511,15 @@ function renderDomains(
       html.push(paragraph(esc(reading.long)));
       text.push(reading.long);
     }
-    html.push(stackingGrid(shown.map(pairCardHtml), PAIR_CARD_WIDTH, 2, PAIR_CARD_GUTTER));
-    for (const pair of shown) text.push(...pairLinesText(pair));
+    html.push(
+      stackingGrid(
+        shown.map((pair) => pairCardHtml(pair, ctx.variation)),
+        PAIR_CARD_WIDTH,
+        2,
+        PAIR_CARD_GUTTER,
+      ),
+    );
+    for (const pair of shown) text.push(...pairLinesText(pair, ctx.variation));
     const hidden = group.pairCount - shown.length;
     const quiet = Math.max(0, group.ispsAffected - group.pairCount);
     const notes: string[] = [];

@@ -1,0 +1,361 @@
+import { daysBetween, type IsoDate } from '../dates.js';
+import type { CommonMove, CommonMoves, DomainListing } from './common-move.js';
+import { severityOf, type Thresholds } from './thresholds.js';
+import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from './types.js';
+
+/**
+ * Common drops (glossary in types.ts): most ISPs of a domain, or most of the network, down
+ * together beyond what the network's days vary by. One event, told once as a headline, not one
+ * card per ISP; its ISPs are judged against it (monitor/common-move.ts) and are not reported
+ * for it one by one, so nothing of it is "cleared" afterwards either. A drop that lasts is
+ * reminded like a pair; one that ends leaves quietly (its end is told by the e-mails that stop,
+ * and a domain whose campaign ended stays lower for good while the list stops showing it).
+ *
+ * A network drop (a holiday, a tracking outage, a large partner pausing) is told instead of the
+ * drops of its domains.
+ */
+
+/** The classes of a common drop that put it into an e-mail. */
+export const EMAILED_DROP_CLASSES: readonly DropClass[] = ['new', 'worse', 'reminder'];
+
+/**
+ * An active drop is told again as worse when it turned critical and kept at most this share of
+ * what it still had when last e-mailed: a dip that became an outage, not a dip measured a
+ * little deeper (a holiday on top of a campaign's end).
+ */
+export const WORSE_KEPT_SHARE = 0.5;
+
+function isWorse(dropPercent: number, notifiedDropPercent: number, settings: Thresholds): boolean {
+  return (
+    severityOf(dropPercent, settings) === 'critical' &&
+    100 - dropPercent <= (100 - notifiedDropPercent) * WORSE_KEPT_SHARE
+  );
+}
+
+/** A drop still at least this share of minDropPercent keeps an active drop going. */
+export const DROP_SUSTAIN_SHARE = 0.5;
+/**
+ * An active drop not seen goes on for this many as-of days after it was first seen: the days a
+ * lasting drop stays in the list, which can hide it on some of them (day 30 back a quieter
+ * weekday, or inside an earlier outage; day 7 back a holiday).
+ */
+export const DROP_HOLD_DAYS = 7;
+
+/** The pair event of a common drop: its identity in an e-mail (like pairEvent's). */
+export function dropEvent(dropClass: DropClass, scope: DropScope, domainId: number): string {
+  return scope === 'network' ? `${dropClass}|network` : `${dropClass}|domain ${domainId}`;
+}
+
+function percentOf(log: number): number {
+  return (1 - Math.exp(log)) * 100;
+}
+
+/**
+ * z of a common move against the variation it shares: both days of the comparison carry it,
+ * and the median its own noise (`se`). A domain's move shares its domain's and the network's
+ * part (`common`); the network's, the network's part and its domains' averaged over them; a
+ * domain's move beyond the network's move that day (`relativeTo`), its domain's part alone.
+ */
+export function moveSignificance(
+  move: CommonMove,
+  variation: Variation,
+  relativeTo?: CommonMove,
+): number {
+  const domainPart = Math.max(0, variation.common - variation.network);
+  let variance: number;
+  let log7 = move.log7;
+  let log14 = move.log14;
+  if ('domainsKnown' in move && typeof move.domainsKnown === 'number') {
+    variance = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
+  } else if (relativeTo !== undefined) {
+    variance = 2 * domainPart + relativeTo.se * relativeTo.se;
+    log7 -= relativeTo.log7;
+    log14 -= relativeTo.log14;
+  } else {
+    variance = 2 * variation.common;
+  }
+  const sd = Math.sqrt(variance + move.se * move.se);
+  return sd > 0 ? Math.min(-log7, -log14) / sd : Infinity;
+}
+
+/**
+ * A common move that is a drop worth a headline: deep enough on both weeks (beyond the
+ * network's own move, for a domain on a day the network moved), and beyond noise.
+ */
+export function isCommonDrop(
+  move: CommonMove,
+  variation: Variation,
+  settings: Thresholds,
+  relativeTo?: CommonMove,
+): boolean {
+  const log7 = move.log7 - (relativeTo?.log7 ?? 0);
+  const log14 = move.log14 - (relativeTo?.log14 ?? 0);
+  return (
+    percentOf(log7) >= settings.minDropPercent &&
+    percentOf(log14) >= settings.minDropPercent &&
+    (settings.minSignificance <= 0 ||
+      moveSignificance(move, variation, relativeTo) >= settings.minSignificance)
+  );
+}
+
+/** The network moved down at least minDropPercent on both weeks (beyond noise or not). */
+function isDeepEnough(move: CommonMove, settings: Thresholds): boolean {
+  return (
+    percentOf(move.log7) >= settings.minDropPercent &&
+    percentOf(move.log14) >= settings.minDropPercent
+  );
+}
+
+/** A common move that keeps an active drop going: still down at least DROP_SUSTAIN_SHARE. */
+function sustainsDrop(move: CommonMove | undefined, settings: Thresholds): boolean {
+  const floor = settings.minDropPercent * DROP_SUSTAIN_SHARE;
+  return move !== undefined && percentOf(move.log7) >= floor && percentOf(move.log14) >= floor;
+}
+
+/** An active drop's listed ISPs still show it when their median is this share of it or deeper. */
+export const STILL_SHOWN_SHARE = 0.75;
+
+/**
+ * A domain's active drop that its listed ISPs still show on a day most of them are not listed:
+ * day 30 back, a different weekday, keeps a lowered domain out of the list when it was a
+ * quieter day (a weekend behind a Monday). The few ISPs listed are then down by at least
+ * STILL_SHOWN_SHARE of the drop against both weeks: the drop goes on, and they are judged
+ * against it.
+ */
+export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined): boolean {
+  return (
+    drop.scope === 'domain' &&
+    listing?.listedLog7 !== undefined &&
+    listing.listedLog14 !== undefined &&
+    percentOf(listing.listedLog7) >= drop.dropPercent * STILL_SHOWN_SHARE &&
+    percentOf(listing.listedLog14) >= drop.dropPercent14 * STILL_SHOWN_SHARE
+  );
+}
+
+/**
+ * The shares of their comparison days the pairs of each domain are judged against today
+ * (monitor/significance.ts): the domain's common move when it moved, else the move of its
+ * active drop when its listed ISPs still show it (stillShown), else the network's move when the
+ * network moved; other domains none.
+ */
+export function judgedShares(
+  moves: CommonMoves,
+  active: readonly ActiveDrop[],
+): { byDomain: Map<number, Shares>; otherwise: Shares } {
+  const byDomain = new Map<number, Shares>();
+  for (const [domainId, move] of moves.domains) {
+    byDomain.set(domainId, { share7: Math.exp(move.log7), share14: Math.exp(move.log14) });
+  }
+  for (const drop of active) {
+    if (byDomain.has(drop.domainId) || !stillShown(drop, moves.listings.get(drop.domainId))) {
+      continue;
+    }
+    byDomain.set(drop.domainId, {
+      share7: 1 - drop.dropPercent / 100,
+      share14: 1 - drop.dropPercent14 / 100,
+    });
+  }
+  const network = moves.network;
+  const otherwise =
+    network === undefined
+      ? { share7: 1, share14: 1 }
+      : { share7: Math.exp(network.log7), share14: Math.exp(network.log14) };
+  return { byDomain, otherwise };
+}
+
+/** The share of each comparison day a pair is judged against (DropNoise's). */
+export interface Shares {
+  share7: number;
+  share14: number;
+}
+
+export interface DropsInput {
+  asOf: IsoDate;
+  moves: CommonMoves;
+  variation: Variation;
+  settings: Thresholds & { renotifyAfterDays: number; clearAfterRuns: number };
+  active: readonly ActiveDrop[];
+  /** Whether a silence holds the domain whole (scope domain), or everything (network). */
+  isSilenced: (scope: DropScope, domainId: number) => boolean;
+  /** Domain URLs, and clicks lost and 7-days-back clicks of the listed pairs, per domain. */
+  domains: ReadonlyMap<number, { url: string; clicksLost: number; baselineClicks: number }>;
+}
+
+/**
+ * Every common drop of the run, each with its class, and the active drops after it. A domain
+ * drop is found only when the network did not drop as a whole today.
+ */
+export function classifyDrops(input: DropsInput): {
+  drops: ClassifiedDrop[];
+  active: ActiveDrop[];
+} {
+  const { asOf, moves, variation, settings } = input;
+  const drops: ClassifiedDrop[] = [];
+  const after: ActiveDrop[] = [];
+  const byKey = new Map<string, ActiveDrop>();
+  for (const drop of input.active) byKey.set(keyOf(drop.scope, drop.domainId), drop);
+
+  const network = moves.network;
+  const found: Array<{ scope: DropScope; domainId: number; move: CommonMove }> = [];
+  for (const [domainId, move] of moves.domains) {
+    if (isCommonDrop(move, variation, settings, network)) {
+      found.push({ scope: 'domain', domainId, move });
+    }
+  }
+  // The network's dip is told when it is beyond noise, or beside a domain that dropped further
+  // (the reader of that headline should know the whole network was down too).
+  if (
+    network !== undefined &&
+    (isCommonDrop(network, variation, settings) ||
+      (found.length > 0 && isDeepEnough(network, settings)))
+  ) {
+    found.unshift({ scope: 'network', domainId: 0, move: network });
+  }
+  const seen = new Set<string>();
+  for (const { scope, domainId, move } of found) {
+    const key = keyOf(scope, domainId);
+    seen.add(key);
+    const prev = byKey.get(key);
+    const silenced = input.isSilenced(scope, domainId);
+    const drop = classified(input, scope, domainId, move, prev);
+    if (prev === undefined || prev.lastNotified === undefined) {
+      // News: first found, or first beyond noise after it was only remembered.
+      drop.class = silenced ? 'silenced' : 'new';
+      if (!silenced) after.push(started(drop, asOf, prev?.firstSeen));
+    } else {
+      const next: ActiveDrop = {
+        ...prev,
+        lastSeen: asOf,
+        dropPercent: drop.dropPercent,
+        quietRuns: 0,
+      };
+      delete next.quietAsOf;
+      const due =
+        settings.renotifyAfterDays > 0 &&
+        daysBetween(prev.lastNotified, asOf) >= settings.renotifyAfterDays;
+      drop.class = silenced
+        ? 'silenced'
+        : isWorse(drop.dropPercent, prev.notifiedDropPercent, settings)
+          ? 'worse'
+          : due
+            ? 'reminder'
+            : 'ongoing';
+      if (drop.class === 'worse' || drop.class === 'reminder') {
+        next.lastNotified = asOf;
+        next.notifiedDropPercent = drop.dropPercent;
+      }
+      after.push(next);
+    }
+    drops.push(drop);
+  }
+  // A domain down minDropPercent on both weeks but not beyond noise is no headline, but it is
+  // remembered quietly: on the days the list hides the domain, its ISPs are judged against it
+  // (judgedShares), not each on its own.
+  for (const [domainId, move] of moves.domains) {
+    const key = keyOf('domain', domainId);
+    if (seen.has(key) || byKey.has(key) || network !== undefined) continue;
+    if (!isDeepEnough(move, settings)) continue;
+    seen.add(key);
+    const drop = classified(input, 'domain', domainId, move, undefined);
+    const remembered = started(drop, asOf);
+    delete remembered.lastNotified;
+    after.push(remembered);
+  }
+  for (const prev of input.active) {
+    const key = keyOf(prev.scope, prev.domainId);
+    if (seen.has(key)) continue;
+    const move = prev.scope === 'network' ? moves.network : moves.domains.get(prev.domainId);
+    const silenced = input.isSilenced(prev.scope, prev.domainId);
+    if (sustainsDrop(move, settings)) {
+      // Still down, less than a headline: it goes on, quietly.
+      const drop = classified(input, prev.scope, prev.domainId, move!, prev);
+      drop.class = silenced ? 'silenced' : 'ongoing';
+      drops.push(drop);
+      after.push({
+        ...prev,
+        lastSeen: asOf,
+        quietRuns: 0,
+        dropPercent: drop.dropPercent,
+        dropPercent14: drop.dropPercent14,
+      });
+      continue;
+    }
+    if (
+      stillShown(prev, moves.listings.get(prev.domainId)) ||
+      daysBetween(prev.firstSeen, asOf) <= DROP_HOLD_DAYS
+    ) {
+      // Not seen today, but the list could not show it (or it may not have): it goes on as it
+      // was. Its end is never e-mailed, so holding it costs nothing but a repeated headline.
+      after.push(prev);
+      continue;
+    }
+    const quietRuns = prev.quietAsOf === asOf ? prev.quietRuns : prev.quietRuns + 1;
+    if (quietRuns >= settings.clearAfterRuns) continue;
+    after.push({ ...prev, quietRuns, quietAsOf: asOf });
+  }
+  return { drops, active: after };
+}
+
+function keyOf(scope: DropScope, domainId: number): string {
+  return scope === 'network' ? 'network' : `domain ${domainId}`;
+}
+
+function classified(
+  input: DropsInput,
+  scope: DropScope,
+  domainId: number,
+  move: CommonMove,
+  prev: ActiveDrop | undefined,
+): ClassifiedDrop {
+  let clicksLost = 0;
+  let baselineClicks = 0;
+  let url = prev?.domainUrl ?? '';
+  if (scope === 'network') {
+    for (const domain of input.domains.values()) {
+      clicksLost += domain.clicksLost;
+      baselineClicks += domain.baselineClicks;
+    }
+  } else {
+    const domain = input.domains.get(domainId);
+    clicksLost = domain?.clicksLost ?? 0;
+    baselineClicks = domain?.baselineClicks ?? 0;
+    url = domain?.url ?? url;
+  }
+  const drop: ClassifiedDrop = {
+    scope,
+    domainId,
+    domainUrl: url,
+    class: 'ongoing',
+    firstSeen: prev?.firstSeen ?? input.asOf,
+    dropPercent: percentOf(move.log7),
+    dropPercent14: percentOf(move.log14),
+    significance:
+      scope === 'network'
+        ? moveSignificance(move, input.variation)
+        : moveSignificance(move, input.variation, input.moves.network),
+    ispsDown: Math.round(move.listed),
+    ispsKnown: Math.round(move.known),
+    clicksLost,
+    baselineClicks,
+  };
+  if (scope === 'network' && input.moves.network !== undefined) {
+    drop.domainsDown = input.moves.network.domainsMoved;
+    drop.domainsKnown = input.moves.network.domainsKnown;
+  }
+  return drop;
+}
+
+function started(drop: ClassifiedDrop, asOf: IsoDate, firstSeen = asOf): ActiveDrop {
+  return {
+    scope: drop.scope,
+    domainId: drop.domainId,
+    domainUrl: drop.domainUrl,
+    firstSeen,
+    lastSeen: asOf,
+    lastNotified: asOf,
+    dropPercent: drop.dropPercent,
+    dropPercent14: drop.dropPercent14,
+    notifiedDropPercent: drop.dropPercent,
+    quietRuns: 0,
+  };
+}

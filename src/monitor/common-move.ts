@@ -1,0 +1,235 @@
+import type { IsoDate } from '../dates.js';
+import { inSample, knownCount } from './known-isps.js';
+import { HEADLINE_MIN_ISPS } from './rollup.js';
+import type { IspTrend, KnownDomain, Variation } from './types.js';
+
+/**
+ * Today's common move of each domain, and of the whole network (glossary in types.ts: "common
+ * move"). When most of a domain's known ISPs are in today's list together, the domain moved,
+ * not each ISP on its own: a holiday, a tracking outage, a campaign that ended. Its move is the
+ * median of its known ISPs' clicks against the comparison day, an ISP not in the list counting
+ * as above it (its clicks are not below all its comparison days): that median is only known
+ * when more than half of them are listed. Each ISP of the domain is then judged against that
+ * move, not against its clicks alone (monitor/significance.ts).
+ *
+ * Day 30 back is a different weekday: when it was a quieter one (a weekend behind a Monday) a
+ * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday.
+ * A domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not reported before are
+ * down beyond noise each on its own, together (chance alone seldom does that to one): its move
+ * is then the median of its listed ISPs. The network moved when most of its domains did, by
+ * the median of its domains' moves (a domain that did not move counting as above).
+ * docs/alert-quality.md has the measurement.
+ */
+
+/** A domain (or the network) whose known ISPs are mostly in today's list. */
+export interface CommonMove {
+  /** Known ISPs in today's list, and known ISPs (sampled ISPs scaled to the domain). */
+  listed: number;
+  known: number;
+  /** The move against 7 and 14 days back: ln(yesterday / that day), the median over the ISPs. */
+  log7: number;
+  log14: number;
+  /** The medians' standard error (log scale): what the pairs' own noise leaves in them. */
+  se: number;
+  /** Found from the ISPs down on their own together, most of the domain not being listed. */
+  partial?: boolean;
+}
+
+export interface NetworkMove extends CommonMove {
+  /** Domains with a common move today, and domains with enough known ISPs to have one. */
+  domainsMoved: number;
+  domainsKnown: number;
+}
+
+/** What today's list shows of a domain's known ISPs, moved together or not. */
+export interface DomainListing {
+  listed: number;
+  known: number;
+  /** The median move of its listed known ISPs against 7 and 14 days back (undefined: none). */
+  listedLog7?: number;
+  listedLog14?: number;
+}
+
+export interface CommonMoves {
+  /** By domain id: the domains that moved together today. */
+  domains: Map<number, CommonMove>;
+  /** By domain id: every domain with MIN_KNOWN_ISPS known ISPs, as today's list shows it. */
+  listings: Map<number, DomainListing>;
+  /** The whole network, when most of it moved together across at least two domains. */
+  network?: NetworkMove;
+}
+
+/**
+ * A domain needs this many known ISPs for "most of them" to mean something. A domain known for
+ * only a few days counts the ISPs its memory has not seen yet as well (knownCount).
+ */
+export const MIN_KNOWN_ISPS = 5;
+
+interface Point {
+  log7: number;
+  log14: number;
+  /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
+  noise: number;
+  weight: number;
+  alone: boolean;
+}
+
+/** ln(after / before) with half a click on each side (a count of 0 stays finite). */
+export function logRatio(after: number, before: number): number {
+  return Math.log((after + 0.5) / (before + 0.5));
+}
+
+export function commonMoves(
+  known: readonly KnownDomain[],
+  listed: readonly IspTrend[],
+  /** ispHashes of `listed`. */
+  hashes: readonly number[],
+  variation: Variation,
+  asOf: IsoDate,
+  /**
+   * Whether `listed[index]` is not active and alertable on its own clicks (the learned
+   * variation, no common move): asked only of a domain's sampled known ISPs.
+   */
+  alone: (index: number) => boolean,
+): CommonMoves {
+  const own = 2 * Math.max(0, variation.extra - variation.common);
+  const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
+  for (const domain of known) {
+    byDomain.set(domain.domainId, { domain, hashes: new Set(domain.hashes), points: [] });
+  }
+  for (let index = 0; index < listed.length; index++) {
+    const pair = listed[index]!;
+    const slot = byDomain.get(pair.network_tracking_domain_id);
+    if (slot === undefined) continue;
+    const hash = hashes[index]!;
+    if (!inSample(hash, slot.domain.level) || !slot.hashes.has(hash)) continue;
+    const yesterday = pair.yesterday_total_clicks;
+    const d7 = pair.seven_days_ago_total_clicks;
+    slot.points.push({
+      log7: logRatio(yesterday, d7),
+      log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
+      noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
+      weight: 2 ** slot.domain.level,
+      alone: alone(index),
+    });
+  }
+  const domains = new Map<number, CommonMove>();
+  const listings = new Map<number, DomainListing>();
+  /** Each domain with enough known ISPs: its known weight, and its move (0: none). */
+  const ofNetwork: Array<{ weight: number; log7: number; log14: number; se: number }> = [];
+  let knownWeight = 0;
+  let listedWeight = 0;
+  for (const [domainId, { domain, points }] of byDomain) {
+    const sample = knownCount(domain, points.length, asOf);
+    if (sample === undefined || sample < MIN_KNOWN_ISPS) continue;
+    const weight = 2 ** domain.level;
+    const known = sample * weight;
+    knownWeight += known;
+    listedWeight += points.length * weight;
+    const move = censoredMove(points, known, sample) ?? partialMove(points, weight, known);
+    if (move !== undefined) domains.set(domainId, move);
+    ofNetwork.push(
+      move === undefined
+        ? { weight: known, log7: 0, log14: 0, se: 0 }
+        : { weight: known, log7: move.log7, log14: move.log14, se: move.se },
+    );
+    const listing: DomainListing = { listed: points.length * weight, known };
+    if (points.length > 0) {
+      listing.listedLog7 = medianOf(points.map((p) => p.log7));
+      listing.listedLog14 = medianOf(points.map((p) => p.log14));
+    }
+    listings.set(domainId, listing);
+  }
+  const moves: CommonMoves = { domains, listings };
+  if (domains.size >= 2 && domains.size * 2 > ofNetwork.length) {
+    const half = knownWeight / 2;
+    const log7 = weightedLower(ofNetwork, (d) => d.log7, half);
+    const log14 = weightedLower(ofNetwork, (d) => d.log14, half);
+    if (log7 < 0 && log14 < 0) {
+      let se = 0;
+      for (const d of ofNetwork) se += (d.weight * d.se) ** 2;
+      moves.network = {
+        listed: listedWeight,
+        known: knownWeight,
+        log7,
+        log14,
+        se: Math.sqrt(se) / knownWeight,
+        domainsMoved: domains.size,
+        domainsKnown: ofNetwork.length,
+      };
+    }
+  }
+  return moves;
+}
+
+/**
+ * A domain listed in part whose listed ISPs are down on their own together (see the module's
+ * comment): the median of its listed ISPs; undefined when it is not.
+ */
+function partialMove(
+  points: readonly Point[],
+  weight: number,
+  known: number,
+): CommonMove | undefined {
+  let alone = 0;
+  for (const p of points) if (p.alone) alone++;
+  if (alone < HEADLINE_MIN_ISPS) return undefined;
+  let noise = 0;
+  for (const p of points) noise += p.noise;
+  return {
+    listed: points.length * weight,
+    known,
+    log7: medianOf(points.map((p) => p.log7)),
+    log14: medianOf(points.map((p) => p.log14)),
+    se: 1.2533 * Math.sqrt(noise / points.length / points.length),
+    partial: true,
+  };
+}
+
+/**
+ * The weighted median of the points' moves over `known` (the ISPs not listed count as above
+ * every listed one), when more than half of that weight is listed; else undefined. `sample`:
+ * how many ISPs the median is taken over (what its noise depends on).
+ */
+function censoredMove(
+  points: readonly Point[],
+  known: number,
+  sample: number,
+): CommonMove | undefined {
+  let listed = 0;
+  for (const p of points) listed += p.weight;
+  if (listed * 2 <= known) return undefined;
+  const half = known / 2;
+  let noise = 0;
+  for (const p of points) noise += p.noise;
+  noise /= points.length;
+  return {
+    listed,
+    known,
+    log7: weightedLower(points, (p) => p.log7, half),
+    log14: weightedLower(points, (p) => p.log14, half),
+    // The median of n draws varies about 1.25 of their sd / sqrt(n).
+    se: 1.2533 * Math.sqrt(noise / sample),
+  };
+}
+
+/** The value at which the points' weight, taken from the lowest up, reaches `half`. */
+function weightedLower<P extends { weight: number }>(
+  points: readonly P[],
+  value: (p: P) => number,
+  half: number,
+): number {
+  const sorted = [...points].sort((a, b) => value(a) - value(b));
+  let sum = 0;
+  for (const p of sorted) {
+    sum += p.weight;
+    if (sum >= half) return value(p);
+  }
+  return value(sorted[sorted.length - 1]!);
+}
+
+function medianOf(values: number[]): number {
+  values.sort((a, b) => a - b);
+  const mid = values.length >> 1;
+  return values.length % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
+}

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, dayNumber } from '../../src/dates.js';
+import { classifyPairs } from '../../src/monitor/classify.js';
+import { DROP_HOLD_DAYS } from '../../src/monitor/common-drops.js';
+import { ispHash } from '../../src/monitor/known-isps.js';
+import type {
+  Classification,
+  IspTrend,
+  KnownDomain,
+  LearnedState,
+  Silence,
+} from '../../src/monitor/types.js';
+import { CHANCE, SETTINGS, entry } from './fixtures.js';
+
+const DAY = '2026-03-01';
+const DOMAINS = [1, 2, 3];
+const ISPS = 30;
+const isp = (i: number) => `ISP ${String(i).padStart(2, '0')}`;
+
+/** Three domains of 30 ISPs each, all known for a month, on a network that varies as chance. */
+function learnedWithKnown(): LearnedState {
+  const known: KnownDomain[] = DOMAINS.map((domainId) => {
+    const hashes = Array.from({ length: ISPS }, (_, i) => ispHash(isp(i))).sort((a, b) => a - b);
+    return {
+      domainId,
+      since: dayNumber(DAY) - 30,
+      level: 0,
+      hashes,
+      lastListed: hashes.map(() => dayNumber(DAY) - 2),
+    };
+  });
+  return { ...CHANCE, known };
+}
+
+/** `count` ISPs of a domain at `share` of 1,000 clicks (a drop of 1 - share). */
+function down(domainId: number, count: number, share: number, from = 0): IspTrend[] {
+  return Array.from({ length: count }, (_, k) =>
+    entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * share) }),
+  );
+}
+
+/** Runs the days in order, carrying history, runs and what is learned; returns each day's. */
+function days(lists: IspTrend[][], silences: Silence[] = []): Classification[] {
+  let active = [] as Classification['changes']['upsert'];
+  let learned: LearnedState | undefined = learnedWithKnown();
+  const results: Classification[] = [];
+  lists.forEach((entries, i) => {
+    const result = classifyPairs({
+      asOf: addDays(DAY, i),
+      entries,
+      active,
+      settings: SETTINGS,
+      silences,
+      learned,
+    });
+    results.push(result);
+    active = [...result.changes.upsert, ...(result.changes.added ?? [])].map((p) =>
+      'class' in p
+        ? {
+            domainId: p.domainId,
+            isp: p.isp,
+            domainUrl: p.domainUrl,
+            firstSeen: p.firstSeen,
+            lastSeen: p.firstSeen,
+            lastNotified: p.firstSeen,
+            notifiedSeverity: p.severity,
+            quietRuns: 0,
+            baseline: 1000,
+            yesterday: 0,
+            dropPercent: p.dropPercent,
+          }
+        : p,
+    );
+    learned = result.changes.learned;
+  });
+  return results;
+}
+
+const emailed = (c: Classification) =>
+  (c.drops ?? []).filter((d) => d.class === 'new' || d.class === 'worse' || d.class === 'reminder');
+
+describe('common drops: most of a domain, or of the network, down together', () => {
+  it('a holiday: one network headline, no card per pair, nothing cleared after', () => {
+    const holiday = DOMAINS.flatMap((d) => down(d, 26, 0.65));
+    const [day1, day2, day3, day4] = days([holiday, [], [], []]);
+    expect(emailed(day1!)).toMatchObject([{ scope: 'network', class: 'new' }]);
+    expect(day1!.drops?.[0]?.dropPercent).toBeCloseTo(35, 0);
+    expect(day1!.counts.new).toBe(0);
+    for (const day of [day2!, day3!, day4!]) {
+      expect(emailed(day)).toEqual([]);
+      expect(day.counts.cleared).toBe(0);
+    }
+  });
+
+  it('a domain down: one domain headline, no card per pair; the network is not', () => {
+    const [day1] = days([[...down(2, 28, 0.02), ...down(1, 3, 0.9)]]);
+    expect(emailed(day1!)).toMatchObject([{ scope: 'domain', domainId: 2, class: 'new' }]);
+    expect(day1!.drops?.[0]).toMatchObject({ ispsDown: 28, ispsKnown: 30 });
+    expect(day1!.counts.new).toBe(0);
+  });
+
+  it('an ISP down far beyond its domain is a card of its own beside the headline', () => {
+    const domain = [...down(2, 25, 0.6), ...down(2, 1, 0.05, 25)];
+    const [day1] = days([domain]);
+    expect(emailed(day1!)).toMatchObject([{ scope: 'domain', domainId: 2 }]);
+    expect(day1!.pairs.filter((p) => p.class === 'new').map((p) => p.isp)).toEqual([isp(25)]);
+    expect(day1!.pairs[0]?.commonShare).toBeCloseTo(0.6, 2);
+  });
+
+  it('a drop that lasts is told once; not seen for a day or two (the list hides it) it holds', () => {
+    const domain = down(2, 25, 0.6);
+    const results = days([domain, domain, [], down(2, 25, 0.6), domain]);
+    expect(results.map((r) => emailed(r).length)).toEqual([1, 0, 0, 0, 0]);
+    expect(results.map((r) => r.changes.learned?.drops.length)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('held no longer than DROP_HOLD_DAYS after it was first seen, then it leaves quietly', () => {
+    const lists = [down(2, 25, 0.6), ...Array.from({ length: DROP_HOLD_DAYS + 3 }, () => [])];
+    const results = days(lists);
+    expect(results.at(-1)?.changes.learned?.drops).toEqual([]);
+    expect(results.every((r, i) => i === 0 || emailed(r).length === 0)).toBe(true);
+  });
+
+  it('a dip that becomes an outage is told again, as worse', () => {
+    const results = days([down(2, 25, 0.7), down(2, 25, 0.02)]);
+    expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], ['worse']]);
+  });
+
+  it('a silence of the whole domain silences its drop', () => {
+    const silence: Silence = {
+      id: 's1',
+      networkId: 'acme',
+      domainId: 2,
+      reason: 'known',
+      createdAt: 0,
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    };
+    const [day1] = days([down(2, 28, 0.02)], [silence]);
+    expect(emailed(day1!)).toEqual([]);
+    expect(day1!.drops?.[0]?.class).toBe('silenced');
+  });
+
+  it('what is learned carries the drops and the known ISPs to the next run', () => {
+    const [day1] = days([down(2, 28, 0.02)]);
+    const learned = day1!.changes.learned;
+    expect(learned?.drops).toMatchObject([{ scope: 'domain', domainId: 2, firstSeen: DAY }]);
+    expect(learned?.known.map((d) => d.domainId)).toEqual(DOMAINS);
+    expect(learned?.variation?.asOf).toBe(DAY);
+  });
+});

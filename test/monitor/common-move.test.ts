@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, dayNumber } from '../../src/dates.js';
+import { commonMoves } from '../../src/monitor/common-move.js';
+import {
+  inSample,
+  ispHash,
+  ispHashes,
+  KNOWN_DAYS,
+  knownCount,
+  MAX_SAMPLE,
+  updateKnown,
+} from '../../src/monitor/known-isps.js';
+import type { IspTrend, KnownDomain, Variation } from '../../src/monitor/types.js';
+import { entry } from './fixtures.js';
+
+const DAY = '2026-03-01';
+const CHANCE: Variation = { extra: 0, common: 0, network: 0, days: 30 };
+const isp = (i: number) => `ISP ${i}`;
+
+/** A domain whose `count` ISPs have been known for a month. */
+function knownFor(domainId: number, count: number, asOf = DAY): KnownDomain {
+  const hashes = [...new Set(Array.from({ length: count }, (_, i) => ispHash(isp(i))))].sort(
+    (a, b) => a - b,
+  );
+  return {
+    domainId,
+    since: dayNumber(asOf) - 30,
+    level: 0,
+    hashes,
+    lastListed: hashes.map(() => dayNumber(asOf) - 1),
+  };
+}
+
+type Listed = IspTrend & { alone: boolean };
+const listed = (
+  domainId: number,
+  from: number,
+  to: number,
+  ratio: number,
+  alone = false,
+): Listed[] =>
+  Array.from({ length: to - from }, (_, k) => ({
+    ...entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * ratio) }),
+    alone,
+  }));
+/** A listed pair with its comparison days (7 and 14 back) at `size`. */
+const sized = (domainId: number, name: string, size: number): IspTrend =>
+  entry(domainId, name, { baseline: size, yesterday: Math.round(size / 2) });
+const update = (prev: KnownDomain[] | undefined, today: IspTrend[], asOf = DAY) =>
+  updateKnown(prev, today, ispHashes(today), asOf);
+
+describe('updateKnown: the ISPs each domain has shown', () => {
+  it('knows a listed pair of some size, not a tiny one', () => {
+    const known = update(undefined, [sized(1, 'a', 100), sized(1, 'b', 5)]);
+    expect(known).toEqual([
+      {
+        domainId: 1,
+        since: dayNumber(DAY),
+        level: 0,
+        hashes: [ispHash('a')],
+        lastListed: [dayNumber(DAY)],
+      },
+    ]);
+  });
+
+  it('forgets an ISP not listed for KNOWN_DAYS', () => {
+    const first = update(undefined, [sized(1, 'a', 100)]);
+    expect(update(first, [], addDays(DAY, KNOWN_DAYS - 1))).toHaveLength(1);
+    expect(update(first, [], addDays(DAY, KNOWN_DAYS))).toEqual([]);
+  });
+
+  it('keeps a sample of at most MAX_SAMPLE ISPs of a large domain, each standing for 2^level', () => {
+    const pairs = Array.from({ length: 1000 }, (_, i) => sized(1, isp(i), 100));
+    const [domain] = update(undefined, pairs);
+    expect(domain!.hashes.length).toBeLessThanOrEqual(MAX_SAMPLE);
+    // 1,000 ISPs in a sample of 2^-level: the sample's size is about 1000 / 2^level.
+    expect(domain!.hashes.length * 2 ** domain!.level).toBeGreaterThan(500);
+    expect(domain!.hashes.length * 2 ** domain!.level).toBeLessThan(2000);
+    for (const hash of domain!.hashes) expect(inSample(hash, domain!.level)).toBe(true);
+  });
+
+  it('knownCount: listed today, plus the unlisted known ones scaled by what memory holds', () => {
+    const month = knownFor(1, 30);
+    const domain = {
+      ...month,
+      lastListed: month.lastListed.map((last, i) => (i < 10 ? dayNumber(DAY) : last)),
+    };
+    // 30 known for a month, 10 of them listed today: 10 + 20 / (1 - 0.8^30).
+    expect(knownCount(domain, 10, DAY)).toBeCloseTo(10 + 20 / (1 - 0.8 ** 30), 6);
+    // First seen today: nothing known of the ISPs not listed.
+    expect(knownCount({ ...domain, since: dayNumber(DAY) }, 10, DAY)).toBeUndefined();
+  });
+});
+
+/** As a run measures it: the memory is brought up to today's list first (updateKnown). */
+const movesOf = (known: KnownDomain[], today: Listed[]) =>
+  commonMoves(update(known, today), today, ispHashes(today), CHANCE, DAY, (i) => today[i]!.alone);
+
+describe('commonMoves: a domain or the network down together', () => {
+  it('most of a domain listed: the median of its known ISPs, unlisted ones counted as above', () => {
+    // 20 of 30 listed at -40%: the 15th of 30 is among them.
+    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 20, 0.6));
+    const move = moves.domains.get(1);
+    expect(move?.log7).toBeCloseTo(Math.log(600.5 / 1000.5), 9);
+    expect(move?.partial).toBeUndefined();
+  });
+
+  it('half or fewer listed: no common move', () => {
+    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 15, 0.6));
+    expect(moves.domains.size).toBe(0);
+    expect(moves.listings.get(1)?.listed).toBe(15);
+  });
+
+  it('listed in part, three or more of its ISPs down on their own: a partial move', () => {
+    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true));
+    expect(moves.domains.get(1)?.partial).toBe(true);
+    // Two are not enough.
+    expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true)).domains.size).toBe(0);
+  });
+
+  it('a domain with fewer than MIN_KNOWN_ISPS known ISPs does not move as a whole', () => {
+    expect(movesOf([knownFor(1, 4)], listed(1, 0, 4, 0.5)).domains.size).toBe(0);
+  });
+
+  it('most domains moved: the network moved, by the median of its domains', () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const all = [...listed(1, 0, 25, 0.7), ...listed(2, 0, 25, 0.6), ...listed(3, 0, 5, 0.9)];
+    const moves = movesOf(known, all);
+    expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeCloseTo(Math.log(700.5 / 1000.5), 9);
+    // One domain alone is not the network.
+    expect(movesOf(known, listed(1, 0, 25, 0.7)).network).toBeUndefined();
+  });
+});
