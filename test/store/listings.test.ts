@@ -105,14 +105,15 @@ describe('listing codec', () => {
     expect(Object.is(back[2]?.seven_days_ago_revenue, -0)).toBe(true);
   });
 
-  it('computes the deltas and the other trends from the day figures', () => {
+  it('computes the deltas from the day figures; the trends not kept are null', () => {
     const [e] = listingEntries(listingColumns([varied(3, 'x', 2)]));
     expect(e).toMatchObject({
       yesterday_seven_days_ago_total_clicks_delta: 314 - 902,
-      yesterday_fourteen_days_ago_total_clicks_trend: ((314 - 806) / 806) * 100,
-      yesterday_thirty_days_ago_total_clicks_trend: ((314 - 998) / 998) * 100,
-      yesterday_fourteen_days_ago_conversions_trend: null,
+      yesterday_thirty_days_ago_conversions_delta: 2 - 17,
       yesterday_seven_days_ago_revenue_delta: 14.34 - (0.1 + 0.2),
+      yesterday_seven_days_ago_total_clicks_trend: -64.67,
+      yesterday_fourteen_days_ago_total_clicks_trend: null,
+      yesterday_thirty_days_ago_revenue_trend: null,
     });
   });
 
