@@ -6,11 +6,12 @@ import { keptDropPercent } from '../store/active-codec.js';
 /**
  * The state a replayed run leaves for the next, as the worker's store would: its commit writes
  * the history, the listed runs and what is learned of the network (store/network-state.ts,
- * commitRun) and the next run reads them back. They are kept here as objects, as the store's codecs would give them back: each value
- * as it was but a pair's drop, which the history keeps in hundredths (the codecs' order, by
- * domain, decides nothing), and what is learned as its JSON gives it back. What the worker keeps but a replay does not need stays empty:
- * silences (a replay applies none), the e-mailed pair events of a date (each date is replayed
- * once), invoices.
+ * commitRun) and the next run reads them back. They are kept here as objects, as the store
+ * would give them back: each value as it was but a pair's drop, which the history keeps in
+ * hundredths (the codecs' order, by domain, decides nothing), and what is learned as its JSON
+ * gives it back. What the worker keeps but a replay does not need stays empty: silences (a
+ * replay applies none), the e-mailed pair events of a date (each date is replayed once),
+ * invoices.
  *
  * test/replay/state.test.ts holds this equal to the codecs' round trip, and
  * test/replay/worker.test.ts to what the worker decided from its store: a part of the state the
