@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
@@ -10,7 +11,30 @@ import type {
   LearnedState,
   Silence,
 } from '../../src/monitor/types.js';
+import { dropSilenceCommand } from '../../src/notify/render/alert.js';
 import { CHANCE, SETTINGS, entry } from './fixtures.js';
+
+/** The silence `thm silence add` stores for a command line, its words split by a real shell. */
+function silenceOf(command: string): Silence {
+  const words = spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' })
+    .stdout.split('\0')
+    .slice(0, -1);
+  const value = (flag: string) => {
+    const at = words.indexOf(flag);
+    return at < 0 ? undefined : words[at + 1];
+  };
+  const domain = value('--domain');
+  const isp = value('--isp');
+  return {
+    id: 's1',
+    networkId: value('--network')!,
+    ...(domain === undefined ? {} : { domainId: Number(domain) }),
+    ...(isp === undefined ? {} : { isp }),
+    reason: 'known',
+    createdAt: 0,
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  };
+}
 
 const DAY = '2026-03-01';
 const DOMAINS = [1, 2, 3];
@@ -138,6 +162,22 @@ describe('common drops: most of a domain, or of the network, down together', () 
     const [day1] = days([down(2, 28, 0.02)], [silence]);
     expect(emailed(day1!)).toEqual([]);
     expect(day1!.drops?.[0]?.class).toBe('silenced');
+  });
+
+  it('the silence command the e-mail suggests for a drop holds that drop', () => {
+    const holiday = DOMAINS.flatMap((d) => down(d, 26, 0.65));
+    for (const [day, scope, domainId] of [
+      [down(2, 28, 0.02), 'domain', 2],
+      [holiday, 'network', 0],
+    ] as const) {
+      const command = dropSilenceCommand('acme', { scope, domainId });
+      const silence = silenceOf(command);
+      const [loud] = days([day]);
+      const [quiet] = days([day], [silence]);
+      expect(emailed(loud!)).toMatchObject([{ scope, domainId }]);
+      expect(emailed(quiet!)).toEqual([]);
+      expect(quiet!.drops?.[0]).toMatchObject({ scope, class: 'silenced' });
+    }
   });
 
   it('what is learned carries the drops and the known ISPs to the next run', () => {
