@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { DROP_HOLD_DAYS } from '../../src/monitor/common-drops.js';
+import { DROP_HOLD_DAYS, judgedShares } from '../../src/monitor/common-drops.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
 import type {
   Classification,
@@ -186,5 +186,34 @@ describe('common drops: most of a domain, or of the network, down together', () 
     expect(learned?.drops).toMatchObject([{ scope: 'domain', domainId: 2, firstSeen: DAY }]);
     expect(learned?.known.map((d) => d.domainId)).toEqual(DOMAINS);
     expect(learned?.variation?.asOf).toBe(DAY);
+  });
+});
+
+describe('judgedShares: what each domain is judged against', () => {
+  const move = (log: number) => ({ listed: 20, known: 30, log7: log, log14: log, se: 0.02 });
+  const network = { ...move(Math.log(0.6)), domainsMoved: 2, domainsKnown: 3 };
+
+  it("a domain that moved: its own move, or the network's when that is deeper", () => {
+    const shares = judgedShares(
+      {
+        domains: new Map([
+          [1, move(Math.log(0.8))],
+          [2, move(Math.log(0.4))],
+        ]),
+        listings: new Map(),
+        network,
+      },
+      [],
+    );
+    expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.6, 9);
+    expect(shares.byDomain.get(2)?.share7).toBeCloseTo(0.4, 9);
+    expect(shares.otherwise.share14).toBeCloseTo(0.6, 9);
+    // No network move: the domain's own.
+    const alone = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.8))]]), listings: new Map() },
+      [],
+    );
+    expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
+    expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
   });
 });
