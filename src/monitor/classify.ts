@@ -1,7 +1,7 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShares } from './common-drops.js';
-import { commonMoves } from './common-move.js';
+import { commonMoves, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { ispHashes, updateKnown } from './known-isps.js';
@@ -290,8 +290,15 @@ export function classifyPairs(input: ClassifyInput): Classification {
       measureEntryInto(measure, entry, settings, onItsOwn, input.rule).alertable
     );
   };
+  // Not active, and down beyond SHOWN_Z on its own: a part of a network's dip that day 30 back
+  // hides.
+  const shows = (index: number): boolean => {
+    if (listedSlots[index]!.prev !== undefined) return false;
+    const own = measureEntryInto(measure, listed[index]!, settings, onItsOwn, input.rule);
+    return own.significance >= SHOWN_Z && own.dropPercent >= settings.minDropPercent;
+  };
   const known = updateKnown(learned?.known, listed, hashes, asOf);
-  const moves = commonMoves(known, listed, hashes, variation, asOf, alone);
+  const moves = commonMoves(known, listed, hashes, variation, asOf, alone, shows);
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];

@@ -72,6 +72,8 @@ interface Point {
   noise: number;
   weight: number;
   alone: boolean;
+  /** Not reported before and down beyond SHOWN_Z on its own (weaker evidence than alone). */
+  shows: boolean;
 }
 
 /** ln(after / before) with half a click on each side (a count of 0 stays finite). */
@@ -91,6 +93,11 @@ export function commonMoves(
    * variation, no common move): asked only of a domain's sampled known ISPs.
    */
   alone: (index: number) => boolean,
+  /**
+   * Whether `listed[index]` is not active and down beyond SHOWN_Z on its own: what a network's
+   * dip shows on a day day 30 back hides most of it (absent: `alone`).
+   */
+  shows: (index: number) => boolean = alone,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
@@ -111,12 +118,17 @@ export function commonMoves(
       noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
       weight: 2 ** slot.domain.level,
       alone: alone(index),
+      shows: shows(index),
     });
   }
   const domains = new Map<number, CommonMove>();
   const listings = new Map<number, DomainListing>();
   /** Each domain with enough known ISPs: its known weight, and its move (0: none). */
   const ofNetwork: Array<{ weight: number; log7: number; log14: number; se: number }> = [];
+  /** The listed points of the domains that moved or show the network's dip in part. */
+  const showing: Point[][] = [];
+  /** How many of them show it in part only (not most of their known ISPs listed). */
+  let inPart = 0;
   let knownWeight = 0;
   let listedWeight = 0;
   for (const [domainId, { domain, points }] of byDomain) {
@@ -128,6 +140,10 @@ export function commonMoves(
     listedWeight += points.length * weight;
     const move = censoredMove(points, known, sample) ?? partialMove(points, weight, known);
     if (move !== undefined) domains.set(domainId, move);
+    if (move !== undefined || showsDip(points)) {
+      showing.push(points);
+      if (move === undefined || move.partial === true) inPart++;
+    }
     ofNetwork.push(
       move === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
@@ -159,7 +175,62 @@ export function commonMoves(
       };
     }
   }
+  if (moves.network === undefined) {
+    const hidden =
+      inPart >= 2
+        ? hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight)
+        : undefined;
+    if (hidden !== undefined) moves.network = hidden;
+  }
   return moves;
+}
+
+/**
+ * A domain whose listed ISPs show a dip in part: at least SHOWN_MIN_ISPS of them, not reported
+ * before, are down beyond SHOWN_Z each on its own.
+ */
+function showsDip(points: readonly Point[]): boolean {
+  let shown = 0;
+  for (const p of points) if (p.shows) shown++;
+  return shown >= SHOWN_MIN_ISPS;
+}
+
+/** A domain shows the network's dip in part with this many ISPs ... */
+export const SHOWN_MIN_ISPS = 3;
+/** ... each down beyond this many standard deviations on its own (z, not reported before). */
+export const SHOWN_Z = 2;
+
+/**
+ * The network's dip on a day day 30 back hides most of it (a quieter weekend behind a Monday or
+ * a Tuesday): most domains with enough known ISPs moved or show the dip in part (showsDip), but
+ * fewer than half of the network's known ISPs are listed, so no median over them is known. The
+ * move is then the median of the listed ISPs of those domains. Chance alone seldom puts three
+ * ISPs of each of two domains beyond 2 sd on one day; a domain's own event (a campaign's end,
+ * an outage) is one domain.
+ */
+function hiddenNetworkMove(
+  showing: readonly Point[][],
+  domainsKnown: number,
+  listedWeight: number,
+  knownWeight: number,
+): NetworkMove | undefined {
+  if (showing.length < 2 || showing.length * 2 <= domainsKnown) return undefined;
+  const points = showing.flat();
+  let noise = 0;
+  for (const p of points) noise += p.noise;
+  const log7 = medianOf(points.map((p) => p.log7));
+  const log14 = medianOf(points.map((p) => p.log14));
+  if (log7 >= 0 || log14 >= 0) return undefined;
+  return {
+    listed: listedWeight,
+    known: knownWeight,
+    log7,
+    log14,
+    se: 1.2533 * Math.sqrt(noise / points.length / points.length),
+    partial: true,
+    domainsMoved: showing.length,
+    domainsKnown,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
-import { commonMoves } from '../../src/monitor/common-move.js';
+import { commonMoves, SHOWN_MIN_ISPS } from '../../src/monitor/common-move.js';
 import {
   inSample,
   ispHash,
@@ -130,5 +130,33 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(moves.network?.log7).toBeCloseTo(Math.log(700.5 / 1000.5), 9);
     // One domain alone is not the network.
     expect(movesOf(known, listed(1, 0, 25, 0.7)).network).toBeUndefined();
+  });
+
+  it('day 30 back hiding most of a dip: two domains showing it in part are the network', () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    // A third of two domains listed at -35%, each down beyond 2 sd (shows), none alertable.
+    type Shown = Listed & { shows: boolean };
+    const shown = (domainId: number, n: number): Shown[] =>
+      listed(domainId, 0, n, 0.65).map((e) => ({ ...e, shows: true }));
+    const movesWith = (today: Shown[]) =>
+      commonMoves(
+        update(known, today),
+        today,
+        ispHashes(today),
+        CHANCE,
+        DAY,
+        (i) => today[i]!.alone,
+        (i) => today[i]!.shows,
+      );
+    const moves = movesWith([...shown(1, 10), ...shown(2, 10)]);
+    expect(moves.domains.size).toBe(0);
+    expect(moves.network).toMatchObject({ partial: true, domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeCloseTo(Math.log(650.5 / 1000.5), 9);
+    // One domain showing it is that domain's affair; two ISPs of the other are not enough.
+    expect(movesWith(shown(1, 10)).network).toBeUndefined();
+    expect(movesWith([...shown(1, 10), ...shown(2, SHOWN_MIN_ISPS - 1)]).network).toBeUndefined();
+    // A domain whose move is seen whole and one showing a dip in part: not a hidden dip.
+    const whole = listed(3, 0, 25, 0.6).map((e) => ({ ...e, shows: true }));
+    expect(movesWith([...whole, ...shown(1, 10)]).network).toBeUndefined();
   });
 });

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ClassifiedDrop, ClassifiedPair, PairClass } from '../../src/monitor/types.js';
-import { EVIDENCE_LEGEND } from '../../src/monitor/evidence.js';
+import { EVIDENCE_LEGEND } from '../../src/notify/render/evidence.js';
 import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
 import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
-import { shellQuote } from '../../src/notify/render/format.js';
+import { escapeHtml, shellQuote } from '../../src/notify/render/format.js';
 
 const ASOF = '2026-11-21';
 const NETWORK = { id: 'acme', name: 'Acme Network' };
@@ -153,16 +153,22 @@ describe('renderAlertEmail: grouping, order and the domain reading', () => {
     expect(email.text).toMatch(/conversions 0 vs 0 \(n\/a\) \| revenue 0\.00 vs 0\.00 \(n\/a\)/);
   });
 
-  it('per pair: how strong the evidence is, in words and z, and the legend once', () => {
-    // Beta: 20 clicks against 450 and 480: the weaker is (450 - 20 - 1) / sqrt(470) = 19.8.
+  it('per pair: how strong the drop is, in words and z, and the legend once', () => {
+    // No learned variation: chance alone. Beta: 20 clicks against 450 and 480: the weaker is
+    // (450 - 20 - 1) / sqrt(470) = 19.8; sd sqrt(2 / 450.5) = 0.067 (6%).
     expect(email.text).toContain(
-      '  - Beta [CRITICAL, worse] first seen 2026-11-21\n      Far beyond normal day-to-day variation (z 19.8).',
+      '  - Beta [CRITICAL, worse] first seen 2026-11-21\n      At 450 clicks a day, chance moves this pair about 6% from day to day; this drop is more than ten times that. Far beyond normal variation (z 19.8).',
     );
-    // Small B: 200 against 250 and 260: (250 - 200 - 1) / sqrt(450) = 2.3.
-    expect(email.text).toContain('At the edge of normal day-to-day variation (z 2.3).');
-    expect(email.html).toContain('Far beyond normal day-to-day variation (z 19.8).');
+    // Small B: 200 against 250 and 260: (250 - 200 - 1) / sqrt(450) = 2.3; sd sqrt(2 / 250.5)
+    // = 0.089 (9%), ln(250.5 / 200.5) = 0.22 is 2.49 of it.
+    expect(email.text).toContain(
+      'At 250 clicks a day, chance moves this pair about 9% from day to day; this drop is about twice that. At the edge of normal variation (z 2.3).',
+    );
+    expect(email.html).toContain(
+      'this drop is more than ten times that. Far beyond normal variation (z 19.8).',
+    );
     expect(email.text.split(EVIDENCE_LEGEND)).toHaveLength(2);
-    expect(email.html.split(EVIDENCE_LEGEND)).toHaveLength(2);
+    expect(email.html.split(escapeHtml(EVIDENCE_LEGEND))).toHaveLength(2);
   });
 
   it('the silence line: whole domain for a blocked one, the top ISP otherwise', () => {
@@ -198,26 +204,32 @@ describe('renderAlertEmail: the learned variation and common drops', () => {
   const big = pair(1, 'Big', 'new', { clicks: [330, 1000, 1000, 1000], severity: 'critical' });
   const small = pair(2, 'Small', 'new', { clicks: [12, 60, 60, 60], severity: 'critical' });
 
-  it('each pair says its normal variation and how deep the drop is by it', () => {
+  it('each pair says its normal variation and how many times that the drop is', () => {
     const email = render([big, small], {
       classification: { ...classificationOf(ASOF, [big, small]), variation },
     });
-    // sd sqrt(2 x 0.01 + 1/1000.5 + 1/330.5) = 0.155: a typical dip of 14%; ln(1000.5 / 330.5)
-    // = 1.11 is 7.2 of them (0.86^7 = 0.34: 1000 -> 330).
+    // 1,000 -> 330: chance (2 / 1,000.5) is a tenth of the network's 2 x 0.01, so the
+    // network's figure alone is named: sd 0.141, a move of 13% (what `thm status` says);
+    // ln(1,000.5 / 330.5) = 1.11 is 7.8 of it (0.868^7.8 = 0.33: 1,000 -> 330).
     expect(email.text).toContain(
-      "this network's clicks vary about 14% from day to day (learned over 40 days); this drop is as deep as seven such dips in a row",
+      "This network's clicks vary about 13% from day to day (learned over 40 days); this drop is eight times that.",
     );
-    // 60 -> 12: chance (1/60.5 + 1/12.5 = 0.097) outweighs the network's variation (0.02):
-    // sd 0.34, a dip of 29%; ln(60.5 / 12.5) = 1.58 is 4.6 of them.
+    // 60 -> 12: chance (2 / 60.5 = 0.033) outweighs the network's 0.02: sd 0.23, a move of
+    // 21%; ln(60.5 / 12.5) = 1.58 is 6.8 of it.
     expect(email.text).toContain(
-      "chance at 60 clicks a day moves this pair about 29% from day to day (with the network's own variation); this drop is as deep as five such dips in a row",
+      "At 60 clicks a day, chance moves this pair more than this network's own variation does (13%, learned over 40 days): together about 21% from day to day; this drop is seven times that.",
     );
-    expect(email.html).toContain('as deep as seven such dips in a row');
+    expect(email.html).toContain(
+      'this drop is eight times that. Far beyond normal variation (z 18.3).',
+    );
   });
 
-  it('without a learned variation the line says strength and z only', () => {
+  it('without a learned variation the line names chance alone', () => {
     const email = render([big]);
-    expect(email.text).not.toContain('such dips');
+    expect(email.text).toContain(
+      'At 1,000 clicks a day, chance moves this pair about 4% from day to day; this drop is more than ten times that.',
+    );
+    expect(email.text).not.toContain("This network's clicks vary");
   });
 
   const drop = (d: Partial<ClassifiedDrop>): ClassifiedDrop => ({

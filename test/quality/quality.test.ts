@@ -45,12 +45,11 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     slideMedian: 5,
     smallBlockDays: 3,
   },
-  // 1 holiday e-mailed without a headline (target 0).
   mild: {
     noise: 0.5,
     quietDayEmails: 0,
     holidayNoiseAfter: 0,
-    holidaysWithoutHeadline: 1,
+    holidaysWithoutHeadline: 0,
     stepDays: 1,
     smallBlockDays: 3,
   },

@@ -1,4 +1,4 @@
-import { dropHeadline } from '../../monitor/evidence.js';
+import { dropHeadline } from '../render/evidence.js';
 import type { ClassifiedPair, PairClass } from '../../monitor/types.js';
 import { silenceCommand } from '../render/alert.js';
 import {

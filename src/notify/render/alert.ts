@@ -11,7 +11,7 @@ import type {
   Variation,
 } from '../../monitor/types.js';
 import { DECLINING_CLASSES, isDecliningClass } from '../../monitor/types.js';
-import { dropHeadline, EVIDENCE_LEGEND, evidenceOf } from '../../monitor/evidence.js';
+import { dropHeadline, EVIDENCE_LEGEND, evidenceOf } from './evidence.js';
 import { EMAILED_DROP_CLASSES } from '../../monitor/common-drops.js';
 import { pairFigures } from '../../monitor/figures.js';
 import type { RenderedEmail } from '../types.js';
