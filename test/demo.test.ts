@@ -89,6 +89,12 @@ describe('thm demo', () => {
       /https:\/\/go\.acmeclicks\.net is down about \d+% against the same weekday a week ago, on \d+ of the \d+ ISPs it has shown, together/,
     );
     expect(blocked.html).toBeTruthy();
+    // The drop's own silence line, under a heading that is never empty.
+    expect(blocked.text).toContain(
+      'SILENCING\nSilence the drop of https://go.acmeclicks.net (the whole domain):\n  thm silence add --network acme --domain 102 --for 7d\n',
+    );
+    // The day's summary names the drop, not only the pairs by class.
+    expect(r.stdout).toMatch(/Acme Network +1 domain down \d+% \(e-mailed\), 2 ongoing\n/);
 
     // Its own prefix, removed at the end: nothing left in this Redis.
     expect(await redis.client().dbsize()).toBe(0);

@@ -29,7 +29,10 @@ export async function checkAccess(config: Config): Promise<AccessCheck[]> {
 
 async function checkNetwork(config: Config, network: NetworkConfig): Promise<AccessCheck> {
   // One attempt: a person waits for the answer, and a flaky API shows as it is.
-  const client = createNetworkApiClient(network, { ...config.api, attempts: 1 });
+  const client = createNetworkApiClient(
+    { ...network, apiKey: network.apiKey.read() },
+    { ...config.api, attempts: 1 },
+  );
   try {
     const access = await client.getTrafficAccess();
     return {

@@ -401,8 +401,9 @@ export function createApiDispatcher(http: Config['api'], connections?: number): 
   });
 }
 
+/** A network's client, with its key as read by the caller (`ApiKey.read`). */
 export function createNetworkApiClient(
-  network: Pick<NetworkConfig, 'id' | 'baseUrl' | 'apiKey'>,
+  network: Pick<NetworkConfig, 'id' | 'baseUrl'> & { apiKey: Secret },
   http: Config['api'],
   extra: Pick<ApiClientOptions, 'logger' | 'dispatcher' | 'onRequest'> = {},
 ): ApiClient {

@@ -1,5 +1,6 @@
 import type { ThmErrorCode } from '../errors.js';
 import type { Config } from './load.js';
+import { ApiKey } from './api-key.js';
 import { Secret } from './secret.js';
 
 /**
@@ -116,8 +117,8 @@ export function schedulesChanged(changes: ConfigChanges, attemptsChanged: boolea
 }
 
 /**
- * Leaf paths to comparable strings; a Secret compares by its value (kept in memory, never
- * returned). List items are compared one by one and reported under the list's name.
+ * Leaf paths to comparable strings; a Secret or an API key compares by its value (kept in
+ * memory, never returned). List items are compared one by one and reported under the list's name.
  */
 function flatten(
   value: unknown,
@@ -126,6 +127,9 @@ function flatten(
 ): Map<string, string> {
   if (value instanceof Secret) {
     out.set(prefix, `secret:${value.reveal()}`);
+  } else if (value instanceof ApiKey) {
+    // Read as the worker reads it on a reload (a key that does not resolve refused that config).
+    out.set(prefix, `secret:${value.readIfPossible()?.reveal() ?? `unresolved ${value.field}`}`);
   } else if (Array.isArray(value)) {
     out.set(`${prefix}[]`, String(value.length));
     value.forEach((item, i) => flatten(item, `${prefix}[${i}]`, out));

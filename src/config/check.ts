@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import {
+  apiKeyProblems,
   applyEnvOverrides,
   loadConfig,
   parseConfigText,
@@ -14,6 +15,11 @@ import { configWarnings, type ConfigWarning } from './warnings.js';
 /**
  * `thm config check`: everything wrong with a config at once (every schema problem, every key
  * that does not resolve), and the warnings the worker would log at start.
+ *
+ * The keys are problems only with `readKeys` (`--online`, which calls the API with them).
+ * Without it a key that does not resolve is a warning: the check answers whoever runs it (an
+ * operator who may not read the service's credentials, or lacks its environment), and says which
+ * keys it could not read here.
  */
 export interface ConfigCheck {
   /** The effective config, when there is no problem. */
@@ -22,16 +28,20 @@ export interface ConfigCheck {
   source: string;
   problems: string[];
   warnings: ConfigWarning[];
+  /** How many keys did not resolve here (each also a warning); 0 with `readKeys`. */
+  unresolvedKeys: number;
 }
 
 export function checkConfig(options: LoadOptions = {}, now = Date.now()): ConfigCheck {
   try {
     const config = loadConfig(options);
+    const keys = options.readKeys === true ? [] : unresolvedKeyWarnings(config);
     return {
       config,
       source: config.source,
       problems: [],
-      warnings: configWarnings(config.networks, now),
+      warnings: [...keys, ...configWarnings(config.networks, now)],
+      unresolvedKeys: keys.length,
     };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -39,8 +49,25 @@ export function checkConfig(options: LoadOptions = {}, now = Date.now()): Config
       source: resolveConfigPath(options),
       problems: error.problems,
       warnings: warningsOfInvalid(options, now),
+      unresolvedKeys: 0,
     };
   }
+}
+
+/** A key this process cannot read, as a warning: the worker must be able to. */
+function unresolvedKeyWarnings(config: Config): ConfigWarning[] {
+  return config.networks.flatMap((network) => {
+    const problem = apiKeyProblems([network])[0];
+    if (problem === undefined) return [];
+    const field = network.apiKey.field;
+    return [
+      {
+        network: network.id,
+        field,
+        message: `${problem.slice(field.length + 2)}: not read here; the worker needs it (--online reads every key)`,
+      },
+    ];
+  });
 }
 
 /**

@@ -13,20 +13,22 @@ import {
   type ParsedNetwork,
 } from './schema.js';
 import { describeIssues, summarizeProblems } from './problems.js';
+import { ApiKey, unsetVariable } from './api-key.js';
 import { Secret, redactUrl } from './secret.js';
 import type { AlertSettings } from '../monitor/alert-settings.js';
 
 /**
  * The effective config: the file, validated and defaulted, with environment overrides applied
- * and every secret resolved into a `Secret`. Nothing downstream reads the environment or the
- * key files again.
+ * and every secret resolved into a `Secret`, except the networks' API keys: those are read
+ * where the API is called (`ApiKey.read`, `checkApiKeys`). Nothing downstream reads the
+ * environment again.
  */
 export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' | 'heartbeat'> {
   name: string;
   /** Its own heartbeat URLs (secrets: anyone holding one can ping it). */
   heartbeat: { url?: Secret; invoicesUrl?: Secret };
-  /** Resolved from apiKeyEnv or apiKeyFile. */
-  apiKey: Secret;
+  /** apiKeyEnv or apiKeyFile, read only by what calls the API (config/api-key.ts). */
+  apiKey: ApiKey;
   /** apiKeyFile as an absolute path (for the world-readable warning, config/warnings.ts). */
   apiKeyPath?: string;
   alerts: AlertSettings;
@@ -88,6 +90,12 @@ export interface LoadOptions {
    * started with, so a variable that is not set says that only a restart brings it.
    */
   reload?: boolean;
+  /**
+   * Read every network's API key now, and refuse the config when one does not resolve: what
+   * calls the API (the worker, `thm api`, `thm config check --online`). Other commands leave the
+   * keys unread.
+   */
+  readKeys?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -138,7 +146,7 @@ function withLine(reason: string, text: string, error: unknown): string {
 /** Validates a raw config document (already parsed from YAML/JSON) and resolves its secrets. */
 export function parseConfig(
   raw: unknown,
-  options: { env?: NodeJS.ProcessEnv; source?: string; cwd?: string; reload?: boolean } = {},
+  options: Pick<LoadOptions, 'env' | 'cwd' | 'reload' | 'readKeys'> & { source?: string } = {},
 ): Config {
   const reload = options.reload === true;
   const env = options.env ?? process.env;
@@ -159,7 +167,7 @@ export function parseConfig(
     options.source && options.source !== '(inline)'
       ? path.dirname(options.source)
       : (options.cwd ?? process.cwd());
-  // Every key and channel is resolved, so that one check names every one that does not.
+  // Every channel (and key, when read) is resolved, so that one check names every one that does not.
   const collect = <T>(work: () => T): T | undefined => {
     try {
       return work();
@@ -180,7 +188,7 @@ export function parseConfig(
           ? undefined
           : new Secret(network.heartbeat.invoicesUrl),
     },
-    apiKey: collect(() => resolveApiKey(network, index, env, baseDir, reload)) as Secret,
+    apiKey: apiKeyOf(network, index, env, baseDir, reload),
     ...(network.apiKeyFile !== undefined
       ? { apiKeyPath: path.resolve(baseDir, network.apiKeyFile) }
       : {}),
@@ -191,6 +199,7 @@ export function parseConfig(
           : resolveChannels(defaultChannels, 'channels', env, baseDir, reload),
       ) ?? [],
   }));
+  if (options.readKeys === true) problems.push(...apiKeyProblems(networks));
   // The default channels are resolved per network: the same problem once.
   if (problems.length > 0) throw configError([...new Set(problems)]);
 
@@ -368,69 +377,42 @@ function resolveRedis(redis: ParsedConfig['redis'], env: NodeJS.ProcessEnv): Red
   return resolved;
 }
 
-/**
- * A variable a secret is read from that is not set. In a reload, the worker's environment is the
- * one it started with: no SIGHUP brings a variable set since, and the error says so, with the
- * file option that is read when needed instead.
- */
-function unsetVariable(
-  field: string,
-  variable: string,
-  fileOption: string,
-  reload: boolean,
-): ConfigError {
-  const why = `${field}: environment variable ${variable} is not set or empty`;
-  return new ConfigError(
-    reload
-      ? `${why} in the worker's environment, which is the one it started with: only a restart brings new environment variables (or use ${fileOption}, read when it is needed)`
-      : why,
-  );
-}
-
-function resolveApiKey(
+function apiKeyOf(
   network: ParsedNetwork,
   index: number,
   env: NodeJS.ProcessEnv,
   baseDir: string,
   reload: boolean,
-): Secret {
-  if (network.apiKeyEnv !== undefined) {
-    const value = env[network.apiKeyEnv]?.trim();
-    if (!value)
-      throw unsetVariable(`networks[${index}].apiKeyEnv`, network.apiKeyEnv, 'apiKeyFile', reload);
-    return new Secret(value);
-  }
-  return readApiKeyFile(
-    path.resolve(baseDir, network.apiKeyFile ?? ''),
+): ApiKey {
+  if (network.apiKeyEnv !== undefined)
+    return ApiKey.fromEnv(`networks[${index}].apiKeyEnv`, network.apiKeyEnv, env, reload);
+  return ApiKey.fromFile(
     `networks[${index}].apiKeyFile`,
+    path.resolve(baseDir, network.apiKeyFile ?? ''),
   );
 }
 
 /**
- * A key file's key, read now: at load, and again by the worker for every job that calls the API
- * (src/jobs/runtime.ts), so a rotated secret is used by the next run without a reload. `field`
- * names it in the error (`networks[0].apiKeyFile`).
+ * Every network's key read now, every one that does not resolve named (one ConfigError): the
+ * worker at start and on a reload, and the commands that call the API, before they start.
  */
-export function readApiKeyFile(file: string, field: string): Secret {
-  let value: string;
-  try {
-    value = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    // Docker mounts secrets at /run/secrets, systemd hands credentials over at
-    // /run/credentials/<unit>/ while the unit runs: say how one gets there.
-    const credential = /^\/run\/credentials\/([^/]+)\/([^/]+)$/.exec(file);
-    const hint = !missing
-      ? ''
-      : file.startsWith('/run/secrets/')
-        ? ` (no such file: list the secret under the service's \`secrets:\` and create its file, e.g. ./deploy/secrets/${path.basename(file)} with docker-compose.yml)`
-        : credential
-          ? ` (no such file: systemd's ${credential[1]} hands it over while it runs, with LoadCredential=${credential[2]}:<key file> in the unit)`
-          : ' (no such file)';
-    throw new ConfigError(`${field}: cannot read ${file}${hint}`);
+export function checkApiKeys(networks: readonly Pick<NetworkConfig, 'apiKey'>[]): void {
+  const problems = apiKeyProblems(networks);
+  if (problems.length > 0) throw configError(problems);
+}
+
+/** What `checkApiKeys` would refuse, one line per key that does not resolve. */
+export function apiKeyProblems(networks: readonly Pick<NetworkConfig, 'apiKey'>[]): string[] {
+  const problems: string[] = [];
+  for (const network of networks) {
+    try {
+      network.apiKey.read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+    }
   }
-  if (!value) throw new ConfigError(`${field}: ${file} is empty`);
-  return new Secret(value);
+  return problems;
 }
 
 /** One line: the first problem, and how many more there are (job data, scenario files). */

@@ -6,6 +6,7 @@ import { parseConfig, type Config } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
 import { stringify as toYaml } from 'yaml';
 import { ThmError, UsageError } from '../errors.js';
+import { describeDrops } from '../jobs/drop-summary.js';
 import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
 import { CHECKS_QUEUE } from '../jobs/names.js';
 import type { CheckOutcome } from '../jobs/traffic-check.js';
@@ -281,10 +282,15 @@ function describeDay(asOf: string, outcomes: CheckOutcome[], config: Config): st
   for (const o of outcomes) {
     const name = config.networks.find((n) => n.id === o.networkId)?.name ?? o.networkId;
     const counts = o.counts
-      ? Object.entries(o.counts)
-          .filter(([, v]) => v > 0)
-          .map(([k, v]) => `${v} ${k}`)
-          .join(', ') || 'nothing declining'
+      ? [
+          ...describeDrops(
+            o.drops,
+            o.notifications.some((n) => n.kind === 'alert'),
+          ),
+          ...Object.entries(o.counts)
+            .filter(([, v]) => v > 0)
+            .map(([k, v]) => `${v} ${k}`),
+        ].join(', ') || 'nothing declining'
       : o.outcome;
     const mail = o.notifications.map((n) => `\n      e-mail: ${n.subject}`).join('');
     lines.push(`  ${name.padEnd(16)} ${counts}${mail}`);

@@ -1,7 +1,14 @@
 import type { NetworkConfig } from '../config/load.js';
 import { ThmError } from '../errors.js';
 import type { RunDecision } from '../monitor/decide.js';
-import type { ClassCounts, IsoDate, IspTrend, RunKind, RunRecord } from '../monitor/types.js';
+import type {
+  ClassCounts,
+  IsoDate,
+  IspTrend,
+  RunDrop,
+  RunKind,
+  RunRecord,
+} from '../monitor/types.js';
 import { renderRun, type RenderedRun } from '../notify/render-run.js';
 import type { ChannelDelivery, Notification } from '../notify/types.js';
 import type { NetworkState, RunEffect } from '../store/redis-store.js';
@@ -23,6 +30,8 @@ export interface CheckOutcome {
   outcome: RunRecord['outcome'];
   counts?: ClassCounts;
   pairsListed?: number;
+  /** Its common drops, as the run's record keeps them; absent: none. */
+  drops?: RunDrop[];
   /** The e-mails this job decided (none when already done). */
   notifications: Array<{ id: string; kind: Notification['kind']; subject: string }>;
   emailDecided: boolean;
@@ -244,6 +253,7 @@ export function checkOutcome(committed: Committed): CheckOutcome {
     outcome: run.outcome,
     counts: run.counts,
     pairsListed: run.pairsListed,
+    ...(run.drops ? { drops: run.drops } : {}),
     notifications: notifications.map((n) => ({ id: n.id, kind: n.kind, subject: n.subject })),
     emailDecided: status === 'done' ? notifications.length > 0 : run.notificationIds.length > 0,
     notificationIds: [...run.notificationIds],

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
 import { createApiDispatcher, createNetworkApiClient } from '../api/client.js';
-import { readApiKeyFile, type Config, type NetworkConfig } from '../config/load.js';
+import type { Config, NetworkConfig } from '../config/load.js';
 import type { Secret } from '../config/secret.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -93,10 +93,7 @@ export function createRuntime(parts: {
       // A key file is read when a job needs it: a rotated secret (a Docker secret, a file
       // rewritten) is used by the next run, without a reload. An unreadable or empty one fails
       // the job with a config error naming the file.
-      const apiKey =
-        network.apiKeyPath === undefined
-          ? network.apiKey
-          : readApiKeyFile(network.apiKeyPath, `network ${network.id}: apiKeyFile`);
+      const apiKey = network.apiKey.read(`network ${network.id}`);
       let held = clients.get(network.id);
       if (held && held.apiKey.reveal() !== apiKey.reveal()) {
         if (network.apiKeyPath !== undefined)

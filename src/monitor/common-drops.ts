@@ -143,8 +143,13 @@ export function judgedShares(
   active: readonly ActiveDrop[],
 ): { byDomain: Map<number, Shares>; otherwise: Shares } {
   const byDomain = new Map<number, Shares>();
+  const network = moves.network;
   for (const [domainId, move] of moves.domains) {
-    byDomain.set(domainId, { share7: Math.exp(move.log7), share14: Math.exp(move.log14) });
+    // On a day the network moved, a domain's ISPs are judged against the deeper of the two.
+    byDomain.set(domainId, {
+      share7: Math.exp(Math.min(move.log7, network?.log7 ?? 0)),
+      share14: Math.exp(Math.min(move.log14, network?.log14 ?? 0)),
+    });
   }
   for (const drop of active) {
     if (byDomain.has(drop.domainId) || !stillShown(drop, moves.listings.get(drop.domainId))) {
@@ -155,7 +160,6 @@ export function judgedShares(
       share14: 1 - drop.dropPercent14 / 100,
     });
   }
-  const network = moves.network;
   const otherwise =
     network === undefined
       ? { share7: 1, share14: 1 }

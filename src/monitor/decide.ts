@@ -154,6 +154,15 @@ export function decideTrafficRun(input: TrafficRunInput): RunDecision {
     decision.history = classification.changes;
     decision.run.counts = classification.counts;
     decision.run.pairsListed = entries.length;
+    const drops = classification.drops ?? [];
+    if (drops.length > 0) {
+      decision.run.drops = drops.map((d) => ({
+        scope: d.scope,
+        domainId: d.domainId,
+        class: d.class,
+        dropPercent: Math.round(d.dropPercent),
+      }));
+    }
     const events = pairEvents(classification, input.settings);
     if (events.length > 0) {
       decision.sentEvents = events;

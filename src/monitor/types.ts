@@ -292,7 +292,8 @@ export interface ActiveDrop {
   quietAsOf?: IsoDate;
 }
 
-export type DropClass = 'new' | 'worse' | 'reminder' | 'ongoing' | 'silenced';
+export const DROP_CLASSES = ['new', 'worse', 'reminder', 'ongoing', 'silenced'] as const;
+export type DropClass = (typeof DROP_CLASSES)[number];
 
 /** A common drop of one run, as the e-mail and the run's outcome show it. */
 export interface ClassifiedDrop {
@@ -421,6 +422,8 @@ export interface RunRecord {
   counts?: ClassCounts;
   /** traffic-check: entries in the API's list. */
   pairsListed?: number;
+  /** traffic-check: its common drops (monitor/common-drops.ts), as its summary names them; absent: none. */
+  drops?: RunDrop[];
   /** The e-mails this run decided (ids in the outbox; none for a network without recipients). */
   notificationIds: string[];
   /** Its channel deliveries (`<notification id>-<channel>`, ids in the outbox); absent: none. */
@@ -429,6 +432,14 @@ export interface RunRecord {
   error?: { code: ThmErrorCode; message: string };
   /** How many times this (network, kind, as-of) ran; > 1 after --force. */
   runs: number;
+}
+
+/** A common drop as a run's record keeps it: what it was, how deep (whole percent), its class. */
+export interface RunDrop {
+  scope: DropScope;
+  domainId: number;
+  class: DropClass;
+  dropPercent: number;
 }
 
 /** One invoice summary as stored: `{time, status, total_count, balance, billed, paid}`. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { THM_ERROR_CODES, ThmError } from '../errors.js';
-import { PAIR_CLASSES, RUN_KINDS } from '../monitor/types.js';
+import { DROP_CLASSES, PAIR_CLASSES, RUN_KINDS } from '../monitor/types.js';
 import type {
   InvoiceSnapshot,
   LearnedState,
@@ -46,6 +46,16 @@ export const runRecordSchema: z.ZodType<RunRecord> = z.object({
   finishedAt: z.number(),
   counts: counts.optional(),
   pairsListed: z.number().int().optional(),
+  drops: z
+    .array(
+      z.object({
+        scope: z.enum(['domain', 'network']),
+        domainId: z.number().int(),
+        class: z.enum(DROP_CLASSES),
+        dropPercent: z.number(),
+      }),
+    )
+    .optional(),
   notificationIds: z.array(z.string()),
   deliveryIds: z.array(z.string()).optional(),
   error: z.object({ code: storedCode, message: z.string() }).optional(),

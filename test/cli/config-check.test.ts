@@ -32,13 +32,19 @@ describe('thm config check (the real binary)', () => {
     expect(doc.config.networks[0]?.apiKey).toBe('[redacted]');
   });
 
-  it('rejects a missing key variable: exit 2, field named, no stack', () => {
+  it('a missing key variable: a warning without --online, exit 2 with it; field named, no stack', () => {
     const r = runThm(['config', 'check', '--config', 'config/thm.example.yaml']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe(
+      'warning: networks[0].apiKeyEnv: environment variable ACME_API_KEY is not set or empty: not read here; the worker needs it (--online reads every key)',
+    );
+    expect(r.stdout).toContain('OK (1 network, 1 key not resolved here, 1 warning)');
+    const online = runThm(['config', 'check', '--online', '--config', 'config/thm.example.yaml']);
+    expect(online.code).toBe(2);
+    expect(online.stderr.trim()).toBe(
       'thm: networks[0].apiKeyEnv: environment variable ACME_API_KEY is not set or empty',
     );
-    expect(r.stdout).toBe('');
+    expect(online.stdout).toBe('');
   });
 
   it('rejects a plain-http public baseUrl: exit 2, one line', () => {
@@ -120,7 +126,7 @@ describe('thm config check lists every problem at once', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('lists every key that does not resolve, and the start-up warnings', () => {
+  it('--online lists every key that does not resolve, and the start-up warnings', () => {
     const file = writeConfig(
       broken
         .replace('  prefx: thm', '  prefix: thm')
@@ -128,7 +134,7 @@ describe('thm config check lists every problem at once', () => {
         .replace('minBaselineClicks: fifty', 'minBaselineClicks: 50')
         .replace('minDropPrecent', 'minDropPercent'),
     );
-    const r = runThm(['config', 'check', '--config', file]);
+    const r = runThm(['config', 'check', '--online', '--config', file]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeOutcome } from '../../src/cli/commands/run.js';
+import { describeDrops } from '../../src/jobs/drop-summary.js';
 import type { CheckOutcome } from '../../src/jobs/traffic-check.js';
 
 /** What `thm run --wait` says of a finished run and of its e-mail. */
@@ -48,5 +49,50 @@ describe('describeOutcome', () => {
   it('without --wait the e-mail is only decided', () => {
     expect(describeOutcome(outcome)).toMatch(/; e-mail decided: "Acme: 2 new"$/);
     expect(describeOutcome({ ...outcome, notifications: [] })).toMatch(/; no e-mail$/);
+  });
+
+  it('names the common drops before the pairs, and whether they were e-mailed', () => {
+    const domainDrop = {
+      ...outcome,
+      counts: { new: 0, worse: 0, reminder: 0, ongoing: 2, cleared: 0, silenced: 0 },
+      drops: [{ scope: 'domain' as const, domainId: 102, class: 'new' as const, dropPercent: 83 }],
+      notifications: [{ id: 'n1', kind: 'alert' as const, subject: 'Acme: 1 domain down 83%' }],
+    };
+    expect(describeOutcome(domainDrop)).toBe(
+      'ok; 1 domain down 83% (e-mailed); 0 new, 0 worse, 0 reminder, 2 ongoing, 0 cleared, 0 silenced; 3 pairs listed; e-mail decided: "Acme: 1 domain down 83%"',
+    );
+  });
+});
+
+describe('describeDrops', () => {
+  const drop = (
+    scope: 'domain' | 'network',
+    cls: 'new' | 'worse' | 'ongoing' | 'silenced',
+    p: number,
+  ) => ({
+    scope,
+    domainId: scope === 'network' ? 0 : p,
+    class: cls,
+    dropPercent: p,
+  });
+
+  it.each([
+    [[], true, []],
+    [[drop('domain', 'new', 83)], true, ['1 domain down 83% (e-mailed)']],
+    // No alert decided (no recipients, or a date already done): the class says what it is.
+    [[drop('domain', 'new', 83)], false, ['1 domain down 83% (new)']],
+    [[drop('network', 'worse', 35)], true, ['network down 35% (e-mailed)']],
+    [
+      [drop('network', 'new', 35), drop('domain', 'new', 40), drop('domain', 'worse', 83)],
+      true,
+      ['network down 35% (e-mailed)', '2 domains down 40-83% (e-mailed)'],
+    ],
+    [
+      [drop('domain', 'ongoing', 88), drop('domain', 'silenced', 50)],
+      true,
+      ['1 domain down 88% (ongoing)', '1 domain down 50% (silenced)'],
+    ],
+  ])('%j, alert decided %s: %j', (drops, decided, said) => {
+    expect(describeDrops(drops, decided)).toEqual(said);
   });
 });

@@ -24,9 +24,10 @@ function network(extra: Record<string, unknown> = {}) {
   };
 }
 
+/** The config as the worker loads it: its keys read too. */
 function errorOf(raw: unknown, e: NodeJS.ProcessEnv = env): string {
   try {
-    parseConfig(raw, { env: e });
+    parseConfig(raw, { env: e, readKeys: true });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
@@ -57,7 +58,7 @@ describe('config defaults', () => {
       clearAfterRuns: 2,
       notifyCleared: true,
     });
-    expect(acme?.apiKey.reveal()).toBe(KEY);
+    expect(acme?.apiKey.read().reveal()).toBe(KEY);
   });
 
   it('applies REDIS_URL, SMTP_URL and LOG_LEVEL over the file', () => {
@@ -251,9 +252,45 @@ describe('config files and keys', () => {
     );
     writeFileSync(path.join(dir, 'a.json'), JSON.stringify({ networks: [network()] }));
     expect(
-      loadConfig({ file: path.join(dir, 'a.yaml'), env: {} }).networks[0]?.apiKey.reveal(),
+      loadConfig({ file: path.join(dir, 'a.yaml'), env: {} })
+        .networks[0]?.apiKey.read()
+        .reveal(),
     ).toBe(KEY);
     expect(loadConfig({ file: path.join(dir, 'a.json'), env }).networks[0]?.id).toBe('acme');
+  });
+
+  it('leaves the keys unread unless asked: a command that does not call the API needs none', () => {
+    const file = path.join(dir, 'lazy.yaml');
+    writeFileSync(
+      file,
+      [
+        'networks:',
+        '  - id: acme',
+        '    baseUrl: https://x.example/v1',
+        '    apiKeyFile: not-there.txt',
+        '    recipients: [a@b.example]',
+        '  - id: globex',
+        '    baseUrl: https://x.example/v1',
+        '    apiKeyEnv: GLOBEX_API_KEY',
+        '    recipients: [a@b.example]',
+        '',
+      ].join('\n'),
+    );
+    const config = loadConfig({ file, env: {} });
+    expect(config.networks.map((n) => n.id)).toEqual(['acme', 'globex']);
+    // Asked for, each key says what is wrong with it, as the worker's load does for all at once.
+    expect(() => config.networks[0]?.apiKey.read()).toThrow(
+      /^networks\[0\]\.apiKeyFile: cannot read .*not-there\.txt \(no such file\)$/,
+    );
+    expect(() => config.networks[1]?.apiKey.read('network globex')).toThrow(
+      /^network globex: apiKeyEnv: environment variable GLOBEX_API_KEY is not set or empty$/,
+    );
+    expect(() => loadConfig({ file, env: {}, readKeys: true })).toThrow(
+      /^networks\[0\]\.apiKeyFile: cannot read .* \(and 1 more problem\)$/,
+    );
+    // Written later, the file is read when the key is asked for.
+    writeFileSync(path.join(dir, 'not-there.txt'), `${KEY}\n`);
+    expect(config.networks[0]?.apiKey.read().reveal()).toBe(KEY);
   });
 
   it('names an unreadable key file and a missing or malformed config file', () => {
@@ -261,7 +298,7 @@ describe('config files and keys', () => {
       path.join(dir, 'b.yaml'),
       'networks:\n  - id: acme\n    baseUrl: https://x.example/v1\n    apiKeyFile: missing.txt\n    recipients: [a@b.example]\n',
     );
-    expect(() => loadConfig({ file: path.join(dir, 'b.yaml'), env: {} })).toThrow(
+    expect(() => loadConfig({ file: path.join(dir, 'b.yaml'), env: {}, readKeys: true })).toThrow(
       /^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt \(no such file\)$/,
     );
     expect(() => loadConfig({ file: path.join(dir, 'nope.yaml'), env: {} })).toThrow(

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { DROP_HOLD_DAYS } from '../../src/monitor/common-drops.js';
+import { DROP_HOLD_DAYS, judgedShares } from '../../src/monitor/common-drops.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
 import type {
   Classification,
@@ -10,7 +11,30 @@ import type {
   LearnedState,
   Silence,
 } from '../../src/monitor/types.js';
+import { dropSilenceCommand } from '../../src/notify/render/alert.js';
 import { CHANCE, SETTINGS, entry } from './fixtures.js';
+
+/** The silence `thm silence add` stores for a command line, its words split by a real shell. */
+function silenceOf(command: string): Silence {
+  const words = spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' })
+    .stdout.split('\0')
+    .slice(0, -1);
+  const value = (flag: string) => {
+    const at = words.indexOf(flag);
+    return at < 0 ? undefined : words[at + 1];
+  };
+  const domain = value('--domain');
+  const isp = value('--isp');
+  return {
+    id: 's1',
+    networkId: value('--network')!,
+    ...(domain === undefined ? {} : { domainId: Number(domain) }),
+    ...(isp === undefined ? {} : { isp }),
+    reason: 'known',
+    createdAt: 0,
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  };
+}
 
 const DAY = '2026-03-01';
 const DOMAINS = [1, 2, 3];
@@ -140,11 +164,56 @@ describe('common drops: most of a domain, or of the network, down together', () 
     expect(day1!.drops?.[0]?.class).toBe('silenced');
   });
 
+  it('the silence command the e-mail suggests for a drop holds that drop', () => {
+    const holiday = DOMAINS.flatMap((d) => down(d, 26, 0.65));
+    for (const [day, scope, domainId] of [
+      [down(2, 28, 0.02), 'domain', 2],
+      [holiday, 'network', 0],
+    ] as const) {
+      const command = dropSilenceCommand('acme', { scope, domainId });
+      const silence = silenceOf(command);
+      const [loud] = days([day]);
+      const [quiet] = days([day], [silence]);
+      expect(emailed(loud!)).toMatchObject([{ scope, domainId }]);
+      expect(emailed(quiet!)).toEqual([]);
+      expect(quiet!.drops?.[0]).toMatchObject({ scope, class: 'silenced' });
+    }
+  });
+
   it('what is learned carries the drops and the known ISPs to the next run', () => {
     const [day1] = days([down(2, 28, 0.02)]);
     const learned = day1!.changes.learned;
     expect(learned?.drops).toMatchObject([{ scope: 'domain', domainId: 2, firstSeen: DAY }]);
     expect(learned?.known.map((d) => d.domainId)).toEqual(DOMAINS);
     expect(learned?.variation?.asOf).toBe(DAY);
+  });
+});
+
+describe('judgedShares: what each domain is judged against', () => {
+  const move = (log: number) => ({ listed: 20, known: 30, log7: log, log14: log, se: 0.02 });
+  const network = { ...move(Math.log(0.6)), domainsMoved: 2, domainsKnown: 3 };
+
+  it("a domain that moved: its own move, or the network's when that is deeper", () => {
+    const shares = judgedShares(
+      {
+        domains: new Map([
+          [1, move(Math.log(0.8))],
+          [2, move(Math.log(0.4))],
+        ]),
+        listings: new Map(),
+        network,
+      },
+      [],
+    );
+    expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.6, 9);
+    expect(shares.byDomain.get(2)?.share7).toBeCloseTo(0.4, 9);
+    expect(shares.otherwise.share14).toBeCloseTo(0.6, 9);
+    // No network move: the domain's own.
+    const alone = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.8))]]), listings: new Map() },
+      [],
+    );
+    expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
+    expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
   });
 });

@@ -280,6 +280,37 @@ describe('renderAlertEmail: the learned variation and common drops', () => {
     );
   });
 
+  it("a drop alone: the silencing section holds the drop's own silence line", () => {
+    const only = (d: ClassifiedDrop) =>
+      renderAlertEmail({
+        ...input([]),
+        classification: { ...classificationOf(ASOF, []), drops: [d] },
+      })!;
+    const domain = only(drop({}));
+    expect(domain.text).toContain(
+      'SILENCING\nSilence the drop of https://d3.example.com (the whole domain):\n  thm silence add --network acme --domain 3 --for 7d\n',
+    );
+    expect(domain.html).toContain('Silence the drop of https://d3.example.com (the whole domain):');
+    const network = only(
+      drop({ scope: 'network', domainId: 0, domainUrl: '', domainsDown: 3, domainsKnown: 3 }),
+    );
+    expect(network.text).toContain(
+      "SILENCING\nSilence the network-wide drop for a day (this silences every pair of the network too):\n  thm silence add --network acme --isp '*' --for 1d\n",
+    );
+    // Never a heading with nothing under it.
+    for (const email of [domain, network, render(many('new', 2))]) {
+      expect(email.text).not.toMatch(/SILENCING\n(--|$)/);
+    }
+  });
+
+  it('a drop beside pairs: both the pointer to the per-domain lines and the drop line', () => {
+    const email = render([big], {
+      classification: { ...classificationOf(ASOF, [big]), drops: [drop({})] },
+    });
+    expect(email.text).toContain('run the "Silence" line under its domain above.');
+    expect(email.text).toContain('thm silence add --network acme --domain 3 --for 7d');
+  });
+
   it('an ongoing drop is not news; a worse one is', () => {
     const ongoing = renderAlertEmail({
       ...input([]),

@@ -110,7 +110,9 @@ async function runApi(
   const network = selectNetwork(config, options.network);
   // The client (undici) loads here, not with the CLI: other commands start without it.
   const { createNetworkApiClient } = await import('../../api/client.js');
-  const client = createNetworkApiClient(network, config.api, { logger: cliLogger(config) });
+  const client = createNetworkApiClient({ ...network, apiKey: network.apiKey.read() }, config.api, {
+    logger: cliLogger(config),
+  });
   try {
     const call = (path: string, body: unknown) =>
       client.request(method, path, {

@@ -12,12 +12,12 @@ export function registerConfigCommands(program: Command): void {
   config
     .command('check')
     .description(
-      'validate the config and resolve every key; list every problem and warning at once; print the effective config, secrets redacted',
+      'validate the config; list every problem and warning at once (a key not readable here is a warning); print the effective config, secrets redacted',
     )
     .option('--json', 'print one JSON document')
     .option(
       '--online',
-      "also ask each network's API (GET /networks/traffic/access) with its key: reachable, realm, premium; exit 1 if any fails",
+      "also read every key (one that does not resolve is a problem) and ask each network's API (GET /networks/traffic/access) with it: reachable, realm, premium; exit 1 if any fails",
     )
     .addHelpText(
       'after',
@@ -29,8 +29,10 @@ export function registerConfigCommands(program: Command): void {
         source,
         problems,
         warnings,
+        unresolvedKeys,
       } = checkConfig({
         file: globalOptions(command).config,
+        readKeys: options.online === true,
       });
       if (!effective) {
         process.exitCode = EXIT_USAGE;
@@ -63,8 +65,12 @@ export function registerConfigCommands(program: Command): void {
         return;
       }
       for (const w of warnings) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
+      const keys =
+        unresolvedKeys === 0
+          ? 'keys resolved'
+          : `${plural(unresolvedKeys, 'key')} not resolved here`;
       printLine(
-        `# ${effective.source}: OK (${effective.networks.length} network${effective.networks.length === 1 ? '' : 's'}, keys resolved${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''})`,
+        `# ${effective.source}: OK (${plural(effective.networks.length, 'network')}, ${keys}${warnings.length > 0 ? `, ${plural(warnings.length, 'warning')}` : ''})`,
       );
       process.stdout.write(toYaml(doc));
       if (online) writeLines(onlineTable(online).map((line) => `# ${line}`.trimEnd()));
@@ -91,4 +97,8 @@ function onlineTable(checks: readonly AccessCheck[]): string[] {
       ]),
     ).split('\n'),
   ];
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

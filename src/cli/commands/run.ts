@@ -4,6 +4,7 @@ import type { Config, NetworkConfig } from '../../config/load.js';
 import { isIsoDate } from '../../dates.js';
 import { EXIT_FAILED, UsageError } from '../../errors.js';
 import { checkRequestedAsOf } from '../../jobs/as-of.js';
+import { describeDrops } from '../../jobs/drop-summary.js';
 import { asJoined, enqueueManualRun, waitForJob, type EnqueuedRun } from '../../jobs/enqueue.js';
 import type { CheckJobData } from '../../jobs/job-data.js';
 import { CHECK_KINDS, CHECKS_QUEUE, type CheckKind } from '../../jobs/names.js';
@@ -339,6 +340,12 @@ export function describeOutcome(
         ? 'premium inactive'
         : 'ok',
   ];
+  parts.push(
+    ...describeDrops(
+      o.drops,
+      o.notifications.some((n) => n.kind === 'alert'),
+    ),
+  );
   if (o.counts) {
     parts.push(PAIR_CLASSES.map((c) => `${o.counts?.[c] ?? 0} ${c}`).join(', '));
     if (o.pairsListed !== undefined) parts.push(`${o.pairsListed} pairs listed`);

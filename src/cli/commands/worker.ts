@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
 import { handleSignals } from '../../jobs/signals.js';
-import { cliLogger, globalOptions, loadCliConfig } from '../context.js';
+import { cliLogger, globalOptions } from '../context.js';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -14,15 +14,16 @@ export function registerWorkerCommand(program: Command): void {
       '\nExample:\n  $ REDIS_URL=redis://redis:6379 thm worker --config /etc/thm/thm.yaml',
     )
     .action(async (_options: unknown, command: Command) => {
-      const config = loadCliConfig(command);
-      const logger = cliLogger(config);
-      // A reload reads the same file, with this process's environment, again.
+      // A reload reads the same file, with this process's environment, again. The worker calls
+      // the API: a key that does not resolve refuses the config, at start as on a reload.
       const file = globalOptions(command).config;
+      const config = loadConfig({ file, readKeys: true });
+      const logger = cliLogger(config);
       // Loaded on demand: the other commands start without the whole daemon. The signals are
       // handled from now on, the start-up included.
       const starting = import('../../jobs/worker.js').then(({ startWorker }) =>
         startWorker(config, logger, {
-          loadConfig: () => loadConfig({ file, reload: true }),
+          loadConfig: () => loadConfig({ file, reload: true, readKeys: true }),
           // Its line written first, then exit 1: the supervisor starts a worker that can work.
           onConnectionEnded: () => {
             process.exitCode = 1;

@@ -1,6 +1,6 @@
 import { dropHeadline } from '../render/evidence.js';
 import type { ClassifiedPair, PairClass } from '../../monitor/types.js';
-import { silenceCommand } from '../render/alert.js';
+import { dropSilenceCommand, silenceCommand } from '../render/alert.js';
 import {
   displayText,
   formatCount,
@@ -100,10 +100,17 @@ export function renderSlackMessage(input: ChannelMessageInput): SlackMessage {
       if (notRepeated) more.push(`Not repeated here: ${notRepeated}.`);
       if (more.length > 0) blocks.push(context(more.join('  ')));
       const example = listing.pairs[0];
+      const onlyDrop = example === undefined ? listing.drops[0] : undefined;
       if (example)
         blocks.push(
           context(
             `Silence a pair for a week: ${slackCode(silenceCommand(n.networkId, example.domainId, example.isp), 400)}`,
+          ),
+        );
+      else if (onlyDrop)
+        blocks.push(
+          context(
+            `${onlyDrop.scope === 'domain' ? 'Silence the whole domain for a week' : 'Silence the network-wide drop for a day (every pair too)'}: ${slackCode(dropSilenceCommand(n.networkId, onlyDrop), 400)}`,
           ),
         );
       break;

@@ -87,6 +87,11 @@ export const DEFAULT_MAX_PAIRS_PER_DOMAIN = 20;
 export const DEFAULT_MAX_DOMAINS_IN_OVERVIEW = 20;
 /** The silence the e-mail suggests: long enough to matter, short enough to be noticed again. */
 export const SUGGESTED_SILENCE = '7d';
+/**
+ * A network-wide drop is silenced only by silencing everything (every pair too): a day, for a
+ * known outage, not a week of deafness.
+ */
+export const SUGGESTED_NETWORK_SILENCE = '1d';
 
 const MAX_SILENCE_ISP_CHARS = 120;
 
@@ -205,7 +210,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
     html.push(invoiceSummaryHtml(snapshot, change, input.asOf));
     text.push('LATEST INVOICE SUMMARY', ...invoiceSummaryText(snapshot, change, input.asOf), '');
   }
-  renderSilenceHelp(groups, clearedListed[0], ctx, html, text);
+  renderSilenceHelp(groups, drops, clearedListed[0], ctx, html, text);
 
   const footer = `Traffic Health Monitor, network ${ctx.networkId}, as-of ${ctx.asOf}. You receive this as a recipient of this network in the monitor's configuration.`;
   const preheader =
@@ -480,6 +485,27 @@ export function silenceCommand(
   return `thm silence add --network ${network} --domain ${domainId}${ispPart} --for ${SUGGESTED_SILENCE}`;
 }
 
+/**
+ * The command that silences a common drop: its domain whole, or, for the network, everything
+ * (a silence of every ISP on every domain is what holds a network drop: monitor/classify.ts).
+ */
+export function dropSilenceCommand(
+  networkId: string,
+  drop: Pick<ClassifiedDrop, 'scope' | 'domainId'>,
+): string {
+  if (drop.scope === 'domain') return silenceCommand(networkId, drop.domainId, undefined);
+  const network = /^[a-z0-9_-]+$/.test(networkId) ? networkId : shellQuote(networkId);
+  return `thm silence add --network ${network} --isp ${shellQuote('*')} --for ${SUGGESTED_NETWORK_SILENCE}`;
+}
+
+/** "Silence the whole domain go.example.com", said before a drop's silence command. */
+function dropSilenceLabel(drop: ClassifiedDrop): string {
+  if (drop.scope === 'network')
+    return 'Silence the network-wide drop for a day (this silences every pair of the network too)';
+  const url = displayText(drop.domainUrl, MAX_URL_CHARS) || `domain ${drop.domainId}`;
+  return `Silence the drop of ${url} (the whole domain)`;
+}
+
 function renderDomains(
   groups: DomainGroup[],
   ctx: RenderContext,
@@ -634,31 +660,47 @@ function renderOthers(counts: Record<PairClass, number>, html: string[], text: s
 
 function renderSilenceHelp(
   groups: DomainGroup[],
+  /** The common drops this e-mail tells: each gets its own line here. */
+  drops: readonly ClassifiedDrop[],
   /** The first cleared pair listed, the example when no domain is. */
   firstCleared: ClassifiedPair | undefined,
   ctx: RenderContext,
   html: string[],
   text: string[],
 ): void {
-  const after =
-    'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.';
-  html.push(heading('Silencing'));
-  text.push('SILENCING');
+  const bodyHtml: string[] = [];
+  const bodyText: string[] = [];
   if (groups.length > 0) {
     // Each listed domain already carries its own line: not repeated here.
     const lead =
       'To stop e-mails about a pair for a while (it is still counted as silenced), run the "Silence" line under its domain above.';
-    html.push(paragraph(esc(lead)));
-    text.push(lead);
-  } else {
-    const example = firstCleared;
-    if (!example) return;
+    bodyHtml.push(paragraph(esc(lead)));
+    bodyText.push(lead);
+  } else if (firstCleared) {
     const lead =
       'To stop e-mails about a pair for a while (it is still counted as silenced), run for example:';
-    const command = silenceCommand(ctx.networkId, example.domainId, example.isp);
-    html.push(paragraph(esc(lead)), codeBlock([command]));
-    text.push(lead, `  ${command}`);
+    const command = silenceCommand(ctx.networkId, firstCleared.domainId, firstCleared.isp);
+    bodyHtml.push(paragraph(esc(lead)), codeBlock([command]));
+    bodyText.push(lead, `  ${command}`);
   }
-  html.push(paragraph(prose(after), `color:${COLORS.muted};font-size:13px;`));
-  text.push(after, '');
+  for (const drop of drops) {
+    const label = dropSilenceLabel(drop);
+    const command = dropSilenceCommand(ctx.networkId, drop);
+    bodyHtml.push(
+      paragraph(
+        `<span style="font-size:12px;color:${COLORS.muted};">${esc(label)}:</span><br>${code(command)}`,
+      ),
+    );
+    bodyText.push(`${label}:`, `  ${command}`);
+  }
+  // Nothing to silence, no heading.
+  if (bodyText.length === 0) return;
+  const after =
+    'Leave out --isp to silence a whole domain, or --domain to silence an ISP everywhere; --isp also takes globs (* and ?). `thm silence list` and `thm silence remove ID` manage them.';
+  html.push(
+    heading('Silencing'),
+    ...bodyHtml,
+    paragraph(prose(after), `color:${COLORS.muted};font-size:13px;`),
+  );
+  text.push('SILENCING', ...bodyText, after, '');
 }

@@ -234,6 +234,32 @@ describe('Slack message', () => {
     expect(message).toMatchObject({ unfurl_links: false, unfurl_media: false });
   });
 
+  it("a drop alone: its headline, and the drop's own silence command", () => {
+    const event = alertEvent([]);
+    if (event.kind !== 'alert') throw new Error('alert');
+    event.classification.drops = [
+      {
+        scope: 'domain',
+        domainId: 102,
+        domainUrl: 'https://go.example.com',
+        class: 'new',
+        firstSeen: ASOF,
+        dropPercent: 83,
+        dropPercent14: 84,
+        significance: 9,
+        ispsDown: 10,
+        ispsKnown: 10,
+        clicksLost: 8000,
+        baselineClicks: 10000,
+      },
+    ];
+    const message = slack(event);
+    expect(message.text).toBe('Acme Network: domain 102 down 83% (2026-11-21)');
+    expect(slackText(message)).toContain(
+      'Silence the whole domain for a week: `thm silence add --network acme --domain 102 --for 7d`',
+    );
+  });
+
   it('without a blocked domain, names the worst domain by clicks lost', () => {
     const text = slackText(
       slack(
