@@ -418,6 +418,12 @@ export const configSchema = z
         outboxDir: z.string().min(1).default('./outbox'),
         /** Per-step SMTP timeouts (nodemailer's own defaults are minutes). */
         timeoutMs: z.number().int().min(100).max(600_000).default(15_000),
+        /**
+         * smtp:// only sends after STARTTLS: a server that does not offer it (or a network in
+         * between that strips it) gets neither the password nor the message. Off: STARTTLS
+         * whenever the server offers it, in clear otherwise. smtps:// is TLS from the start.
+         */
+        requireTLS: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
