@@ -468,6 +468,13 @@ export const configSchema = z
          * missing, hands out the outbox's due entries, and renews its advert to the others.
          */
         sweepIntervalMs: z.number().int().min(100).max(600_000).default(60_000),
+        /**
+         * How long the live workers' configs may differ before `/healthz` and `thm status
+         * --check` call it a problem: a rolling deploy reloads or restarts one replica after
+         * another, and they differ meanwhile; a replica left on an older config differs for good.
+         * Missing schedulers are a problem at once, whatever this says.
+         */
+        configDriftGraceMs: z.number().int().min(0).default(1_800_000),
       })
       .strict()
       .prefault({}),
