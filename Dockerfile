@@ -13,7 +13,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
 COPY scripts ./scripts
-# Compiles, then bundles the CLI into dist/cli/ (scripts/bundle-cli.js).
+# Compiles, then bundles the CLI into dist/cli/ (scripts/build.js, scripts/bundle-cli.js).
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime

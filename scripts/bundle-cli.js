@@ -20,8 +20,31 @@
 //
 // Not minified: stack traces keep the functions' names, and each module's code follows a
 // comment naming its source file.
-import { readFileSync, rmSync } from 'node:fs';
+//
+// Replaced under running commands without breaking them: the bundle is written to a directory
+// of its own, then each file is renamed into dist/cli/, main.js last. A command that starts
+// meanwhile reads the old main.js or the new one, each whole, and finds every chunk that one
+// imports (chunk names carry a hash of their content: an old chunk stays beside the new ones).
+// Files no build has written for an hour are removed then: long enough for a process started
+// from an older build to have loaded what it imports.
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import path from 'node:path';
 import { build } from 'esbuild';
+
+const OUT = 'dist/cli';
+const KEEP_UNUSED_MS = 3_600_000;
+mkdirSync('dist', { recursive: true });
+const staging = mkdtempSync('dist/.cli-');
+// A build that fails leaves dist/cli as it was, and nothing of its own.
+process.on('exit', () => rmSync(staging, { recursive: true, force: true }));
 
 const BUNDLED = new Set(['commander', 'yaml', 'zod']);
 const VENDORED = ['bullmq', 'ioredis'];
@@ -48,12 +71,9 @@ const withoutZodLocales = {
   },
 };
 
-// Chunk names carry a hash of their content: last build's would stay beside this one's.
-rmSync('dist/cli', { recursive: true, force: true });
-
 await build({
   entryPoints: ['dist/src/cli/main.js'],
-  outdir: 'dist/cli',
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -109,7 +129,7 @@ const sharedIoredis = {
 };
 
 const vendor = {
-  outdir: 'dist/cli/vendor',
+  outdir: path.join(staging, 'vendor'),
   outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
@@ -127,8 +147,25 @@ await build({
     resolveDir: '.',
     sourcefile: 'ioredis-vendor.cjs',
   },
-  outfile: 'dist/cli/vendor/ioredis.cjs',
+  outfile: path.join(staging, 'vendor', 'ioredis.cjs'),
   outdir: undefined,
   plugins: [ioredisVersion],
 });
 await build({ ...vendor, entryPoints: { bullmq: 'bullmq' }, plugins: [sharedIoredis] });
+
+// Into place: the vendor bundles and the chunks first, the entry last.
+const written = new Set(
+  readdirSync(staging, { recursive: true })
+    .map(String)
+    .filter((file) => statSync(path.join(staging, file)).isFile()),
+);
+const entry = 'main.js';
+mkdirSync(path.join(OUT, 'vendor'), { recursive: true });
+for (const file of [...[...written].filter((f) => f !== entry).sort(), entry])
+  renameSync(path.join(staging, file), path.join(OUT, file));
+for (const file of readdirSync(OUT, { recursive: true }).map(String)) {
+  const full = path.join(OUT, file);
+  const stat = statSync(full, { throwIfNoEntry: false });
+  if (stat?.isFile() && !written.has(file) && Date.now() - stat.mtimeMs > KEEP_UNUSED_MS)
+    rmSync(full, { force: true });
+}

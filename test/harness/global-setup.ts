@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { redisServerAvailable } from '../../src/demo/private-redis.js';
 
 /**
  * Runs once before the suite: the CLI tests run the real binary, which runs the bundle in
- * dist/cli/ (compiled, then bundled: scripts/bundle-cli.js). Type errors do not stop the build
+ * dist/cli/ (compiled, then bundled: scripts/build.js). Type errors do not stop the build
  * (tsc still emits; `npm run typecheck` is where they fail CI), so one unfinished module cannot
- * take every test file down with it.
+ * take every test file down with it. Two test runs at once build one after the other (a lock),
+ * and a build replaces the bundle without breaking the binaries the other run has started.
  *
  * The suite's temporary files (redis-server data, configs, outboxes, key files) go to one
  * directory of its own (TMPDIR, which the test processes and what they spawn inherit), removed
@@ -24,18 +24,11 @@ export default function setup(): () => void {
   const outer = process.env.TMPDIR;
   const scratch = mkdtempSync(path.join(tmpdir(), 'thm-tests-'));
   process.env.TMPDIR = scratch;
-  // tsc run by this node, not through npx: under `npx -c` (CI's run on Node 24) an inner npx
-  // inherits the outer one's command and refuses to run.
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const build = spawnSync(process.execPath, ['scripts/build.js', '--keep-going'], {
     encoding: 'utf8',
   });
-  if (build.status !== 0)
-    process.stderr.write(
-      `warning: the build reported errors (see npm run typecheck):\n${build.stdout.slice(0, 2000)}\n`,
-    );
-  const bundle = spawnSync(process.execPath, ['scripts/bundle-cli.js'], { encoding: 'utf8' });
-  if (bundle.status !== 0) throw new Error(`bundling the CLI failed:\n${bundle.stderr}`);
+  process.stderr.write(build.stderr);
+  if (build.status !== 0) throw new Error(`building the CLI failed:\n${build.stderr}`);
   return () => {
     if (outer === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = outer;
