@@ -418,6 +418,12 @@ export const configSchema = z
         outboxDir: z.string().min(1).default('./outbox'),
         /** Per-step SMTP timeouts (nodemailer's own defaults are minutes). */
         timeoutMs: z.number().int().min(100).max(600_000).default(15_000),
+        /**
+         * smtp:// only sends after STARTTLS: a server that does not offer it (or a network in
+         * between that strips it) gets neither the password nor the message. Off: STARTTLS
+         * whenever the server offers it, in clear otherwise. smtps:// is TLS from the start.
+         */
+        requireTLS: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
@@ -468,6 +474,13 @@ export const configSchema = z
          * missing, hands out the outbox's due entries, and renews its advert to the others.
          */
         sweepIntervalMs: z.number().int().min(100).max(600_000).default(60_000),
+        /**
+         * How long the live workers' configs may differ before `/healthz` and `thm status
+         * --check` call it a problem: a rolling deploy reloads or restarts one replica after
+         * another, and they differ meanwhile; a replica left on an older config differs for good.
+         * Missing schedulers are a problem at once, whatever this says.
+         */
+        configDriftGraceMs: z.number().int().min(0).default(1_800_000),
       })
       .strict()
       .prefault({}),

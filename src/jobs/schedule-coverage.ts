@@ -15,6 +15,13 @@ export interface ScheduleCoverage {
   differences: string[];
   /** How many different configs the live workers run (1 when they agree; 0 without workers). */
   variants: number;
+  /**
+   * Since when the live workers' configs have differed (epoch ms; undefined when they agree):
+   * when the second of the configs they run now was first taken up by one of them. A rolling
+   * deploy differs from its first replica's reload until its last; a replica left on an older
+   * config, for good (see `configDriftProblem`).
+   */
+  differingSince?: number;
   /** How many live workers there are. */
   workers: number;
 }
@@ -37,18 +44,38 @@ export function scheduleCoverage(
     .map(([id, heldBy]) => ({ id, heldBy }))
     .sort((a, b) => compare(a.id, b.id));
   const unheld = [...present].filter((id) => !holders.has(id)).sort(compare);
-  const variants = new Set(
-    adverts.map(
-      (a) => `${a.settings.global} ${canonical(a.settings.networks)} ${canonical(a.schedulers)}`,
-    ),
-  ).size;
+  // Each config, by when a live worker first took it up.
+  const firstTakenUp = new Map<string, number>();
+  for (const a of adverts) {
+    const key = `${a.settings.global} ${canonical(a.settings.networks)} ${canonical(a.schedulers)}`;
+    firstTakenUp.set(key, Math.min(firstTakenUp.get(key) ?? Infinity, a.configAt));
+  }
+  const differingSince = [...firstTakenUp.values()].sort((a, b) => a - b)[1];
   return {
     missing,
     unheld,
     differences: configDifferences(adverts),
-    variants,
+    variants: firstTakenUp.size,
+    ...(differingSince !== undefined ? { differingSince } : {}),
     workers: adverts.length,
   };
+}
+
+/**
+ * Whether the live workers' configs differing is a problem (for `/healthz` and `thm status
+ * --check`): once it has lasted `graceMs` (worker.configDriftGraceMs). A rolling deploy is over
+ * by then; a replica left on an older config is not.
+ */
+export function configDriftIsProblem(
+  coverage: Pick<ScheduleCoverage, 'differences' | 'differingSince'>,
+  graceMs: number,
+  now: number,
+): boolean {
+  return (
+    coverage.differences.length > 0 &&
+    coverage.differingSince !== undefined &&
+    now - coverage.differingSince >= graceMs
+  );
 }
 
 /**

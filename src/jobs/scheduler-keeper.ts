@@ -7,7 +7,11 @@ import { STORAGE_FORMAT } from '../store/format.js';
 import { productVersion } from '../version.js';
 import type { CheckJobData } from './job-data.js';
 import { parseSchedulerId } from './names.js';
-import { scheduleCoverage, type ScheduleCoverage } from './schedule-coverage.js';
+import {
+  configDriftIsProblem,
+  scheduleCoverage,
+  type ScheduleCoverage,
+} from './schedule-coverage.js';
 import {
   healSchedulers,
   reconcileSchedulers,
@@ -33,7 +37,10 @@ export interface SchedulerKeeper {
   heal(config: Config): Promise<HealResult>;
   /** The live workers' adverts against the schedulers in Redis (read now). */
   coverage(): Promise<ScheduleCoverage>;
-  /** The problems `/healthz` reports of it: missing schedulers, differing configs. */
+  /**
+   * The problems `/healthz` reports of it: missing schedulers (at once), and configs that have
+   * differed for longer than worker.configDriftGraceMs of the config in force.
+   */
   problems(): Promise<string[]>;
   withdraw(): Promise<void>;
 }
@@ -72,13 +79,22 @@ export function createSchedulerKeeper(parts: {
     | undefined;
 
   const advert = (config: Config): WorkerAdvert => {
-    if (advertised?.config !== config)
+    if (advertised?.config !== config) {
+      const schedulers = heldSchedulers(config);
+      const settings = settingsDigest(config);
+      // A reload that changed nothing the advert shows keeps the time: the other workers'
+      // configs differ from this one since then, not since the reload (configDriftIsProblem).
+      const same =
+        advertised !== undefined &&
+        JSON.stringify([advertised.schedulers, advertised.settings]) ===
+          JSON.stringify([schedulers, settings]);
       advertised = {
         config,
-        configAt: now(),
-        schedulers: heldSchedulers(config),
-        settings: settingsDigest(config),
+        configAt: same && advertised ? advertised.configAt : now(),
+        schedulers,
+        settings,
       };
+    }
     return {
       instance,
       version,
@@ -137,7 +153,8 @@ export function createSchedulerKeeper(parts: {
       );
     },
     async problems() {
-      const { missing, differences } = await keeper.coverage();
+      const coverage = await keeper.coverage();
+      const { missing, differences, differingSince } = coverage;
       const problems: string[] = [];
       if (missing.length > 0)
         problems.push(
@@ -147,8 +164,11 @@ export function createSchedulerKeeper(parts: {
             ', ',
           )}): a worker holding them adds them back at its next sweep`,
         );
-      if (differences.length > 0)
-        problems.push(`workers' configs differ: ${listed(differences, 5, '; ')}`);
+      const graceMs = advertised?.config.worker.configDriftGraceMs ?? 0;
+      if (configDriftIsProblem(coverage, graceMs, now()))
+        problems.push(
+          `workers' configs differ since ${new Date(differingSince ?? 0).toISOString()}, longer than worker.configDriftGraceMs: ${listed(differences, 5, '; ')}`,
+        );
       return problems;
     },
     async withdraw() {

@@ -19,6 +19,7 @@ import { listenMonitoring, type MonitoringListener } from '../observability/serv
 import { RedisStore } from '../store/redis-store.js';
 import { observeCheckJobs } from './job-metrics.js';
 import { channelLeaseMs, createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
+import { scheduleSweeps } from './sweep-timer.js';
 import type { CheckJobData, DeliverJobData } from './job-data.js';
 import { CHANNELS_QUEUE, CHECKS_QUEUE, MAIL_QUEUE } from './names.js';
 import { createCheckProcessor } from './process-check.js';
@@ -253,11 +254,11 @@ async function startProcessing(
       ),
     );
 
-  // Every minute (worker.sweepIntervalMs): the outbox's due entries, the unreadable-state
-  // episodes of networks whose state reads again (jobs/unreadable-state.ts), and the
-  // schedulers: this worker's advert renewed, its config's missing schedulers added again and
-  // lost next jobs given back, under the lock a reconciliation takes, with the config in force
-  // then (never one a reload has just removed).
+  // Every minute (worker.sweepIntervalMs), one at a time (jobs/sweep-timer.ts): the outbox's
+  // due entries, the unreadable-state episodes of networks whose state reads again
+  // (jobs/unreadable-state.ts), and the schedulers: this worker's advert renewed, its config's
+  // missing schedulers added again and lost next jobs given back, under the lock a
+  // reconciliation takes, with the config in force then (never one a reload has just removed).
   const sweep = () => {
     const now = (options.now ?? Date.now)();
     return Promise.all([
@@ -273,8 +274,7 @@ async function startProcessing(
     ]);
   };
   await sweep();
-  const sweeper = setInterval(sweep, sweepIntervalMs);
-  sweeper.unref();
+  const sweeper = scheduleSweeps(sweep, sweepIntervalMs);
   const mailVia = describeMailTransport(config.mail);
   logger.info(
     {
@@ -324,7 +324,7 @@ async function startProcessing(
     ...(reloader ? { reload: (trigger: ReloadTrigger) => reloader.reload(trigger) } : {}),
     close() {
       closing ??= (async () => {
-        clearInterval(sweeper);
+        sweeper.stop();
         const graceful = (async () => {
           // Withdrawn at once, beside the rest: the schedulers only this worker holds may go as
           // soon as no live worker holds them.

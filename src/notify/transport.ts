@@ -20,7 +20,8 @@ import { automatedHeaders } from './headers.js';
  *   failure comes back to the sender, whose outbox retries with backoff.
  * - Short, explicit timeouts from `mail.timeoutMs` for every step (nodemailer's defaults are
  *   minutes), so a hung server fails the attempt instead of a job.
- * - STARTTLS is used whenever the server offers it on smtp://; smtps:// is TLS from the start.
+ * - STARTTLS is used whenever the server offers it on smtp://, and required with
+ *   `mail.requireTLS` (nothing is sent in clear); smtps:// is TLS from the start.
  */
 /**
  * Where the worker's e-mails go, for its start line: `smtp://host:port` (never the user or the
@@ -36,7 +37,7 @@ export function describeMailTransport(mail: Config['mail']): string {
 
 export function createMailTransport(mail: Config['mail'], logger: Logger): MailTransport {
   return mail.url
-    ? new SmtpMailTransport(mail.url.reveal(), mail.timeoutMs, logger)
+    ? new SmtpMailTransport(mail.url.reveal(), mail, logger)
     : new OutboxDirTransport(mail.outboxDir, logger);
 }
 
@@ -125,6 +126,16 @@ export function toSmtpError(error: unknown, sanitize: (text: string) => string):
   const status = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const where = e.command ? ` (${sanitize(e.command)})` : '';
   const options = { ...(status === undefined ? {} : { status }), remoteMessage: reply };
+  if (e.code === 'ETLS' && e.command === 'STARTTLS' && status !== undefined) {
+    // requireTLS, and the server answered STARTTLS with an error (it does not offer it, or
+    // something between strips it): for good, like any 5xx, until the server or the option
+    // changes; a 4xx is tried again.
+    return new SmtpError(
+      status >= 500 ? 'THM_SMTP_REJECTED' : 'THM_SMTP_TRANSIENT',
+      `SMTP server refused STARTTLS, and mail.requireTLS sends nothing in clear: ${reply}`,
+      options,
+    );
+  }
   if (status !== undefined && status >= 500) {
     return new SmtpError(
       'THM_SMTP_REJECTED',
@@ -168,7 +179,11 @@ class SmtpMailTransport implements MailTransport {
   readonly #logger: Logger;
   readonly #target: string;
 
-  constructor(url: string, timeoutMs: number, logger: Logger) {
+  constructor(
+    url: string,
+    { timeoutMs, requireTLS }: Pick<Config['mail'], 'timeoutMs' | 'requireTLS'>,
+    logger: Logger,
+  ) {
     this.#sanitize = makeSanitizer(url);
     this.#target = redactUrl(url);
     this.#logger = logger.child({ component: 'mail', smtp: this.#target });
@@ -185,6 +200,9 @@ class SmtpMailTransport implements MailTransport {
       host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: parsed.port ? Number(parsed.port) : secure ? 465 : 587,
       secure,
+      // STARTTLS before anything else, or the attempt fails (toSmtpError): not even EHLO's
+      // successor, AUTH, goes out in clear.
+      requireTLS: requireTLS && !secure,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,

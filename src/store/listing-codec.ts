@@ -61,8 +61,8 @@ const COLUMNS = [
   'yesterday_seven_days_ago_total_clicks_trend',
 ] as const;
 
-/** One array per column, in the order of COLUMNS: as written, and as read. */
-type Columns = ColumnArrays<typeof COLUMNS, Array<number | null>>;
+/** One array per column, in the order of COLUMNS: as made from entries, and as read. */
+type Columns = ColumnArrays<typeof COLUMNS, Float64Array>;
 type ReadColumns = ColumnArrays<typeof COLUMNS, ArrayLike<number | null>>;
 type ColumnArrays<T extends readonly string[], C> = { -readonly [K in keyof T]: C };
 
@@ -78,8 +78,8 @@ export interface ListingColumns {
   domains: Array<number | string>;
   isps: string[];
   /**
-   * One array per entry of COLUMNS, each as long as the listing: JS arrays from entries (null:
-   * no trend), typed arrays as read from the store (NaN: no trend).
+   * One array per entry of COLUMNS, each as long as the listing: numbers, NaN where there is
+   * no trend (null in a listing made some other way).
    */
   columns: Array<ArrayLike<number | null>>;
 }
@@ -103,10 +103,12 @@ export function listingSize(listing: ListingColumns): number {
   return listing.columns[0]?.length ?? 0;
 }
 
-/** The entries in their compact form, in their order. */
-export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
+/** The entries in their compact form, in their order: a Float64Array a column. */
+export function listingColumns(
+  entries: readonly IspTrend[],
+): Omit<ListingColumns, 'columns'> & { columns: Columns } {
   const n = entries.length;
-  const columns = COLUMNS.map(() => new Array<number | null>(n)) as Columns;
+  const columns = COLUMNS.map(() => new Float64Array(n)) as Columns;
   const [domain, isp, c0, c7, c14, c30, v0, v7, v14, v30, r0, r7, r14, r30, trend] = columns;
   const domains: Array<number | string> = [];
   const isps: string[] = [];
@@ -145,7 +147,7 @@ export function listingColumns(entries: readonly IspTrend[]): ListingColumns {
     r7[i] = e.seven_days_ago_revenue;
     r14[i] = e.fourteen_days_ago_revenue;
     r30[i] = e.thirty_days_ago_revenue;
-    trend[i] = e.yesterday_seven_days_ago_total_clicks_trend ?? null;
+    trend[i] = e.yesterday_seven_days_ago_total_clicks_trend ?? NaN;
   }
   return { network: entries[0]?.network_id ?? 0, domains, isps, columns };
 }
@@ -222,13 +224,14 @@ type Kind = 'u32' | 'cents' | 'hundredths' | 'f64';
 const KINDS: readonly Kind[] = ['u32', 'cents', 'hundredths', 'f64'];
 const BYTES: Record<Kind, number> = { u32: 4, cents: 4, hundredths: 4, f64: 8 };
 const NONE = -(2 ** 31);
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** The compact kind every value of a column fits (COLUMNS' counts, money and trend). */
-function kindOf(column: ArrayLike<number | null>, index: number): Kind {
+function kindOf(column: Float64Array, index: number): Kind {
   const compact: Kind = index < 10 ? 'u32' : index < 14 ? 'cents' : 'hundredths';
   for (let i = 0; i < column.length; i++) {
-    const v = column[i];
-    if (v === null || v === undefined) {
+    const v = column[i]!;
+    if (Number.isNaN(v)) {
       if (compact !== 'hundredths') return 'f64';
     } else if (
       compact === 'u32' ? !(Number.isInteger(v) && v >= 0 && v < 2 ** 32) : !inHundredths(v)
@@ -243,6 +246,27 @@ function kindOf(column: ArrayLike<number | null>, index: number): Kind {
 function inHundredths(v: number): boolean {
   const h = Math.round(v * 100);
   return h / 100 === v && h > NONE && h < 2 ** 31 && !Object.is(v, -0);
+}
+
+/** A column's stored numbers, of its kind (the format above), in the machine's byte order. */
+function storedColumn(column: Float64Array, kind: Kind): Float64Array | Uint32Array | Int32Array {
+  if (kind === 'f64') return column;
+  // kindOf found every value a whole number in range: converted exactly.
+  if (kind === 'u32') return new Uint32Array(column);
+  const hundredths = new Int32Array(column.length);
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i]!;
+    hundredths[i] = Number.isNaN(v) ? NONE : Math.round(v * 100);
+  }
+  return hundredths;
+}
+
+/** The bytes of typed-array numbers, little-endian. */
+function littleEndianBytes(numbers: Float64Array | Uint32Array | Int32Array): Buffer {
+  const bytes = Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength);
+  if (LITTLE_ENDIAN) return bytes;
+  const copy = Buffer.from(bytes);
+  return numbers.BYTES_PER_ELEMENT === 8 ? copy.swap64() : copy.swap32();
 }
 
 /**
@@ -265,20 +289,13 @@ export async function encodeListing(record: ListingRecord): Promise<Buffer> {
       kinds,
     }),
   );
-  const bytes = Buffer.allocUnsafe(
-    4 + header.length + kinds.reduce((sum, kind) => sum + BYTES[kind] * n, 0),
-  );
-  bytes.writeUInt32LE(header.length, 0);
-  let at = 4 + header.copy(bytes, 4);
-  columns.forEach((column, c) => {
-    const kind = kinds[c]!;
-    for (let i = 0; i < n; i++) {
-      const v = column[i] ?? null;
-      if (kind === 'u32') at = bytes.writeUInt32LE(v!, at);
-      else if (kind === 'f64') at = bytes.writeDoubleLE(v ?? NaN, at);
-      else at = bytes.writeInt32LE(v === null ? NONE : Math.round(v * 100), at);
-    }
-  });
+  const length = Buffer.allocUnsafe(4);
+  length.writeUInt32LE(header.length, 0);
+  const bytes = Buffer.concat([
+    length,
+    header,
+    ...columns.map((column, c) => littleEndianBytes(storedColumn(column, kinds[c]!))),
+  ]);
   return deflate(bytes, { level: constants.Z_BEST_SPEED });
 }
 
@@ -308,8 +325,6 @@ export function decodeListing(blob: Buffer, what: string): StoredListing {
   if (damage) throw unreadable(what, damage);
   return { listing, sent: sent ?? null, ...(counts ? { counts } : {}) };
 }
-
-const LITTLE_ENDIAN = endianness() === 'LE';
 
 /**
  * One column as numbers: counts and indices as unsigned integers (so that they stay small

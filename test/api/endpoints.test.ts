@@ -5,6 +5,8 @@ import {
   tieredCommissionProblems,
   RequestValidationError,
 } from '../../src/api/resources/index.js';
+import { parseIspTrendsResponse } from '../../src/api/validate.js';
+import { buildEntry } from '../../src/sandbox/trends.js';
 
 describe('findEndpoint: the spec summary table by method and path', () => {
   it.each([
@@ -67,6 +69,31 @@ describe('findEndpoint: the spec summary table by method and path', () => {
       '/networks/advertisers/{advertiserId}/users',
       '/networks/tieredcommissions',
     ]);
+  });
+});
+
+describe('the isptrends endpoint of thm api', () => {
+  const entry = () =>
+    buildEntry(7, {
+      domainId: 12,
+      url: 'https://trk12.example.com',
+      isp: 'Comcast',
+      clicks: [100, 400, 390, 410],
+      conversions: [2, 10, 9, 11],
+      revenue: [9, 45, 40.5, 49.5],
+    });
+
+  it('checks every documented field and prints the answer whole, unlike a run', () => {
+    const trends = findEndpoint('GET', '/networks/traffic/isptrends')!;
+    const body = { entries: [{ ...entry(), new_field: 'x' }], extra: 1 };
+    expect(trends.parse(body)).toEqual(body);
+    const { entries } = parseIspTrendsResponse(body);
+    expect(entries[0]).not.toHaveProperty('yesterday_seven_days_ago_total_clicks_delta');
+    const badDelta = { entries: [{ ...entry(), yesterday_seven_days_ago_revenue_delta: 'x' }] };
+    expect(() => trends.parse(badDelta)).toThrow(
+      'entries[0].yesterday_seven_days_ago_revenue_delta: expected number, received string',
+    );
+    expect(() => parseIspTrendsResponse(badDelta)).not.toThrow();
   });
 });
 

@@ -27,6 +27,8 @@ export interface TestSmtp {
   faults: SmtpFault[];
   /** How many DATA commands were started (accepted or not). */
   attempts: number;
+  /** How many AUTH commands the server was sent (right or wrong credentials). */
+  logins: number;
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export async function startSmtp(
     messages: [],
     faults: [],
     attempts: 0,
+    logins: 0,
     waitForMessages: (count, timeoutMs = 10_000) =>
       waitFor(() => (state.messages.length >= count ? state.messages : undefined), {
         timeoutMs,
@@ -58,6 +61,7 @@ export async function startSmtp(
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
+      state.logins += 1;
       if (
         options.auth &&
         auth.username === options.auth.user &&

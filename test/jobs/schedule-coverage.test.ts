@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { configDifferences, scheduleCoverage } from '../../src/jobs/schedule-coverage.js';
+import {
+  configDifferences,
+  configDriftIsProblem,
+  scheduleCoverage,
+} from '../../src/jobs/schedule-coverage.js';
 import type { WorkerAdvert } from '../../src/store/worker-adverts.js';
 
 const advert = (
@@ -107,5 +111,50 @@ describe('configDifferences: how the live workers configs differ, one line per k
     ],
   ])('%s', (_, adverts, expected) => {
     expect(configDifferences(adverts)).toEqual(expected);
+  });
+});
+
+describe('config drift: since when the configs differ, and when that is a problem', () => {
+  const at = (a: WorkerAdvert, configAt: number): WorkerAdvert => ({ ...a, configAt });
+  const older = { 'traffic-check:acme': daily };
+  it.each([
+    ['one worker', [at(advert('a-1', full), 100)], undefined],
+    ['two alike', [at(advert('a-1', full), 100), at(advert('b-2', full), 500)], undefined],
+    [
+      'a rolling deploy: since the first replica took up the new config',
+      [at(advert('a-1', full), 900), at(advert('b-2', older), 100), at(advert('c-3', full), 1_200)],
+      900,
+    ],
+    [
+      'a replica left behind restarts: since it took up its config again',
+      [at(advert('a-1', full), 100), at(advert('b-2', older), 5_000)],
+      5_000,
+    ],
+    [
+      'three configs: since the second appeared',
+      [
+        at(advert('a-1', full), 100),
+        at(advert('b-2', older), 300),
+        at(advert('c-3', { 'traffic-check:globex': daily }), 200),
+      ],
+      200,
+    ],
+  ])('%s', (_, adverts, since) => {
+    expect(scheduleCoverage(adverts, Object.keys(full)).differingSince).toBe(since);
+  });
+
+  const grace = 30 * 60_000;
+  const differing = { differences: ['traffic-check:globex: held by a-1, not by b-2'] };
+  it.each([
+    ['agreeing', { differences: [] }, 10 * grace, false],
+    ['differing for less than the grace', { ...differing, differingSince: 0 }, grace - 1, false],
+    ['differing for the grace', { ...differing, differingSince: 0 }, grace, true],
+    ['differing for longer', { ...differing, differingSince: 0 }, 3 * grace, true],
+  ])('%s', (_, coverage, now, expected) => {
+    expect(configDriftIsProblem(coverage, grace, now)).toBe(expected);
+  });
+
+  it('no grace: a problem at once', () => {
+    expect(configDriftIsProblem({ ...differing, differingSince: 500 }, 0, 500)).toBe(true);
   });
 });

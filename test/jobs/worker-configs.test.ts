@@ -11,9 +11,12 @@ import { startJobStack, type JobStack } from './stack.js';
  * second host. A worker started for 4 s with one network of three used to remove the others'
  * schedulers ("removed":4), and the main worker never added them back: two networks never
  * checked again, every health signal green. Now no worker removes a scheduler a live worker's
- * config holds, and /healthz and `thm status` name the workers and how their configs differ.
+ * config holds, and `thm status` names the workers and how their configs differ; /healthz and
+ * `thm status --check` call it a problem once it has lasted worker.configDriftGraceMs (a rolling
+ * deploy differs for a while).
  */
 const SWEEP_MS = 500;
+const GRACE_MS = 20_000;
 
 describe('replicas whose configs differ (real worker processes)', () => {
   let stack: JobStack;
@@ -23,6 +26,7 @@ describe('replicas whose configs differ (real worker processes)', () => {
   const worker = {
     concurrency: 2,
     sweepIntervalMs: SWEEP_MS,
+    configDriftGraceMs: GRACE_MS,
     lockDurationMs: 2_000,
     stalledIntervalMs: 1_000,
   };
@@ -69,24 +73,47 @@ describe('replicas whose configs differ (real worker processes)', () => {
   it('an older replica removes nothing the other holds; both are reported, then it stops and all is well', async () => {
     const main = await start(['acme', 'globex', 'initech']);
     expect(await schedulerIds()).toEqual(all);
+    // The configs differ from when the older one took its config up, between these two times.
+    const beforeOlder = Date.now();
     const older = await start(['acme']);
     const reconciled = older.w
       .stderr()
       .split('\n')
       .find((l) => l.includes('job schedulers reconciled'));
     expect(JSON.parse(reconciled ?? '{}')).toMatchObject({ removed: 0, unchanged: 2 });
+    const difference = `invoice-snapshot:globex, invoice-snapshot:initech, traffic-check:globex, traffic-check:initech: held by ${main.instance}, not by ${older.instance}`;
+
+    // Within the grace, as during a rolling deploy: healthy, and thm status says since when the
+    // configs differ and from when that is a problem.
+    for (const port of [main.port, older.port])
+      expect(await health(port)).toEqual({
+        status: 200,
+        body: expect.objectContaining({ problems: [] }) as unknown,
+      });
+    const early = await runThmAsync(['status', '--check'], { env: fullEnv });
+    expect(Date.now() - beforeOlder, 'checked within the grace').toBeLessThan(GRACE_MS);
+    expect(early.code, early.stdout).toBe(0);
+    expect(early.stdout).toMatch(
+      /their configs differ since .*; a problem from .* \(worker\.configDriftGraceMs\):/,
+    );
+    expect(early.stdout).toContain(`    ${difference}`);
 
     // Several sweeps of both: still every scheduler.
     await new Promise((r) => setTimeout(r, 4 * SWEEP_MS));
     expect(await schedulerIds()).toEqual(all);
 
-    // Both workers' /healthz name the two workers and the difference.
-    const difference = `invoice-snapshot:globex, invoice-snapshot:initech, traffic-check:globex, traffic-check:initech: held by ${main.instance}, not by ${older.instance}`;
+    // After the grace, both workers' /healthz name the two workers and the difference.
     for (const port of [main.port, older.port]) {
-      const h = await waitFor(async () => {
-        const r = await health(port);
-        return r.body.problems.some((p) => p.startsWith("workers' configs differ")) ? r : undefined;
-      });
+      const h = await waitFor(
+        async () => {
+          const r = await health(port);
+          return r.body.problems.some((p) => p.startsWith("workers' configs differ"))
+            ? r
+            : undefined;
+        },
+        { timeoutMs: GRACE_MS + 20_000, what: 'the difference a problem after the grace' },
+      );
+      expect(Date.now() - beforeOlder).toBeGreaterThanOrEqual(GRACE_MS);
       expect(h.status).toBe(503);
       expect(h.body.problems.find((p) => p.startsWith("workers' configs differ"))).toContain(
         difference,
@@ -95,6 +122,7 @@ describe('replicas whose configs differ (real worker processes)', () => {
     // thm status --check, with the full config: exit 1, both workers named, the difference.
     const status = await runThmAsync(['status', '--check'], { env: fullEnv });
     expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/their configs differ since .*; a problem since /);
     const workersLine = status.stdout.split('\n').find((l) => l.startsWith('workers: ')) ?? '';
     expect(workersLine).toContain(`${main.instance} (`);
     expect(workersLine).toContain(`${older.instance} (`);

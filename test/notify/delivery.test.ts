@@ -28,6 +28,7 @@ function mailConfig(url: string | undefined, outboxDir = '/nonexistent') {
     from: FROM,
     outboxDir,
     timeoutMs: 2_000,
+    requireTLS: false,
   };
 }
 
@@ -360,6 +361,55 @@ describe('SMTP auth', () => {
     ]) {
       expect(everything).not.toContain(secret);
     }
+  });
+});
+
+describe('mail.requireTLS against a server that offers no STARTTLS', () => {
+  const auth = { user: 'thm', pass: 'smtp-pass-in-clear' };
+  let smtp: TestSmtp;
+  beforeAll(async () => {
+    smtp = await startSmtp({ auth });
+  });
+  afterAll(() => smtp.close());
+
+  it('refuses to send in clear: no login, no message, rejected for good with a clear reason', async () => {
+    const before = { logins: smtp.logins, attempts: smtp.attempts, messages: smtp.messages.length };
+    const transport = createMailTransport(
+      { ...mailConfig(smtp.url), requireTLS: true },
+      silentLogger,
+    );
+    try {
+      const error = await transport.send(alertNotification(), FROM).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SmtpError);
+      expect(error).toMatchObject({ code: 'THM_SMTP_REJECTED', retryable: false });
+      expect((error as Error).message).toMatch(
+        /^SMTP server refused STARTTLS, and mail\.requireTLS sends nothing in clear: 5\d\d /,
+      );
+      expect((error as Error).message).not.toContain(auth.pass);
+    } finally {
+      await transport.close();
+    }
+    expect({
+      logins: smtp.logins,
+      attempts: smtp.attempts,
+      messages: smtp.messages.length,
+    }).toEqual(before);
+  });
+
+  it('without it, the same server gets the login and the message in clear', async () => {
+    const before = { logins: smtp.logins, messages: smtp.messages.length };
+    const transport = createMailTransport(mailConfig(smtp.url), silentLogger);
+    try {
+      await expect(transport.send(alertNotification(), FROM)).resolves.toMatchObject({
+        accepted: true,
+      });
+    } finally {
+      await transport.close();
+    }
+    expect({ logins: smtp.logins, messages: smtp.messages.length }).toEqual({
+      logins: before.logins + 1,
+      messages: before.messages + 1,
+    });
   });
 });
 

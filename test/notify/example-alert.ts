@@ -6,6 +6,7 @@ import type {
   PairClass,
   PairFigures,
   Severity,
+  Variation,
 } from '../../src/monitor/types.js';
 import type { AlertEmailInput } from '../../src/notify/render/alert.js';
 import { emptyClassCounts } from '../../src/monitor/classify.js';
@@ -53,6 +54,8 @@ export interface ExamplePairSpec {
   revenue?: Four;
   dropPercent?: number;
   mayStillBeDepressed?: boolean;
+  /** The network's learned variation the pair is judged by (Variation.extra); absent: chance alone. */
+  extra?: number;
 }
 
 export function examplePair(spec: ExamplePairSpec): ClassifiedPair {
@@ -71,11 +74,14 @@ export function examplePair(spec: ExamplePairSpec): ClassifiedPair {
     alertable: spec.class !== 'cleared' && spec.class !== 'ongoing',
     severity: spec.severity ?? (drop >= 50 ? 'critical' : 'warning'),
     dropPercent: drop,
-    significance: significanceOf({
-      yesterday: spec.clicks?.[0] ?? 0,
-      d7: baseline,
-      d14: spec.clicks?.[2] ?? baseline,
-    }),
+    significance: significanceOf(
+      {
+        yesterday: spec.clicks?.[0] ?? 0,
+        d7: baseline,
+        d14: spec.clicks?.[2] ?? baseline,
+      },
+      { extra: spec.extra ?? 0, share7: 1, share14: 1 },
+    ),
     firstSeen: spec.firstSeen,
     quietRuns: spec.class === 'cleared' ? 2 : 0,
   };
@@ -119,6 +125,17 @@ export function classificationOf(
   };
 }
 
+/**
+ * The example network's learned variation: clicks vary about 11% from day to day (two days'
+ * sd sqrt(2 x 0.0068) = 0.117), learned over 40 days.
+ */
+export const EXAMPLE_VARIATION: Variation = {
+  extra: 0.0068,
+  common: 0.0025,
+  network: 0.001,
+  days: 40,
+};
+
 export function exampleAlertInput(): AlertEmailInput {
   const blocked = 'https://trk.acme-offers.com';
   const single = 'https://go.acme-deals.net';
@@ -126,6 +143,7 @@ export function exampleAlertInput(): AlertEmailInput {
   const pairs: ClassifiedPair[] = [
     // A blocked domain: six ISPs drop on the same day.
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'Comcast Cable',
@@ -136,6 +154,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [38.5, 297.4, 281.1, 266.9],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'Charter Communications',
@@ -146,6 +165,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [21.0, 184.2, 201.7, 170.3],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'AT&T Internet Services',
@@ -156,6 +176,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [27.9, 160.6, 149.9, 151.0],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'Verizon Fios',
@@ -166,6 +187,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [9.5, 104.5, 114.0, 95.0],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'Cox Communications',
@@ -176,6 +198,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [8.8, 52.8, 44.0, 44.0],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 101,
       domainUrl: blocked,
       isp: 'Telefónica de España',
@@ -187,6 +210,7 @@ export function exampleAlertInput(): AlertEmailInput {
     }),
     // One ISP filtering one domain, getting worse.
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 102,
       domainUrl: single,
       isp: 'Comcast Cable',
@@ -198,6 +222,7 @@ export function exampleAlertInput(): AlertEmailInput {
     }),
     // Two ISPs on a third domain, one a reminder.
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 103,
       domainUrl: two,
       isp: 'Deutsche Telekom AG',
@@ -208,6 +233,7 @@ export function exampleAlertInput(): AlertEmailInput {
       revenue: [41.0, 65.6, 65.6, 57.4],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 103,
       domainUrl: two,
       isp: '中国电信 China Telecom',
@@ -219,6 +245,7 @@ export function exampleAlertInput(): AlertEmailInput {
     }),
     // Cleared: one that may still be depressed (cleared a week after first seen, still low).
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 104,
       domainUrl: 'https://t.acme-promo.com',
       isp: 'Verizon Wireless',
@@ -228,6 +255,7 @@ export function exampleAlertInput(): AlertEmailInput {
       mayStillBeDepressed: true,
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 102,
       domainUrl: single,
       isp: 'Spectrum',
@@ -238,6 +266,7 @@ export function exampleAlertInput(): AlertEmailInput {
     }),
     // Counted only.
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 104,
       domainUrl: 'https://t.acme-promo.com',
       isp: 'Frontier',
@@ -246,6 +275,7 @@ export function exampleAlertInput(): AlertEmailInput {
       clicks: [80, 150, 160, 140],
     }),
     examplePair({
+      extra: EXAMPLE_VARIATION.extra,
       domainId: 105,
       domainUrl: 'https://r.acme-mail.com',
       isp: 'Google LLC',
@@ -257,7 +287,10 @@ export function exampleAlertInput(): AlertEmailInput {
   return {
     network: { id: 'acme', name: 'Acme Network' },
     asOf: '2026-11-21',
-    classification: classificationOf('2026-11-21', pairs, [101]),
+    classification: {
+      ...classificationOf('2026-11-21', pairs, [101]),
+      variation: EXAMPLE_VARIATION,
+    },
     notifyCleared: true,
     latestInvoice: {
       snapshot: {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/demo.js';
 import { silentLogger } from '../../src/log.js';
 import { renderAlertEmail } from '../../src/notify/render/alert.js';
-import { classificationOf, examplePair } from './example-alert.js';
+import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
 import { renderInvoiceEmail } from '../../src/notify/render/invoice.js';
 import { renderPremiumEmail } from '../../src/notify/render/premium.js';
 import { renderProblemEmail } from '../../src/notify/render/problem.js';
@@ -30,7 +30,8 @@ import { startRedis, type TestRedis } from '../harness/redis.js';
  * by playwright-core (test/harness/chromium.ts).
  *
  * `THM_SCREENSHOTS=docs npx vitest run test/notify/layout.test.ts` also writes
- * docs/alert-email.png and docs/alert-email-phone.png from the demo's 2026-11-17 alert.
+ * docs/alert-email.png and docs/alert-email-phone.png from the representative alert of
+ * test/notify/example-alert.ts.
  */
 const available = chromiumAvailable();
 // CI installs chromium (.ci/run): there, a missing browser fails instead of skipping.
@@ -249,12 +250,12 @@ describe.skipIf(!available)('e-mail layout in headless Chromium', () => {
 
   it.runIf(Boolean(process.env.THM_SCREENSHOTS))('writes the docs screenshots', async () => {
     const out = path.resolve(process.env.THM_SCREENSHOTS ?? 'docs');
-    const blocked = demoFiles.find((f) => path.basename(f).startsWith('2026-11-17-acme-alert'));
-    expect(blocked).toBeDefined();
-    await page.open(blocked!, { width: 900, height: 1000, mobile: false });
+    const example = allFiles.find((f) => path.basename(f) === 'alert-example.html');
+    expect(example).toBeDefined();
+    await page.open(example!, { width: 900, height: 1000, mobile: false });
     writeFileSync(path.join(out, 'alert-email.png'), await page.screenshot());
     // The phone's first two screens: the whole e-mail is a very long picture at 390 px.
-    await page.open(blocked!, { ...PHONE, deviceScaleFactor: 2 });
+    await page.open(example!, { ...PHONE, deviceScaleFactor: 2 });
     const band = { y: 0, height: 2 * PHONE.height };
     writeFileSync(path.join(out, 'alert-email-phone.png'), await page.screenshot(band));
   });
@@ -327,6 +328,8 @@ function otherEmails(): Record<string, string> {
     return email.html;
   };
   return {
+    // The representative alert: every section, the learned variation in each pair's line.
+    'alert-example': renderAlertEmail(exampleAlertInput())!.html,
     'alert-hostile': alert(hostile, [7]),
     'alert-big': alert(big, [0]),
     problem: renderProblemEmail({ network, asOf, problem }).html,

@@ -93,7 +93,13 @@ describe('NotificationSender with RedisStore', () => {
     close: () => Promise<void>;
   } {
     const transport = createMailTransport(
-      { url: new Secret(smtp.url), from: FROM, outboxDir: '/nonexistent', timeoutMs: 2_000 },
+      {
+        url: new Secret(smtp.url),
+        from: FROM,
+        outboxDir: '/nonexistent',
+        timeoutMs: 2_000,
+        requireTLS: false,
+      },
       silentLogger,
     );
     return {

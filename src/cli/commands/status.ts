@@ -103,6 +103,11 @@ export interface StatusReport {
   workers: WorkerStatus[];
   /** How the live workers' configs differ, one line each (jobs/schedule-coverage.ts). */
   workerConfigDifferences: string[];
+  /**
+   * Since when they have differed (ISO time), and whether that is a problem yet: after
+   * worker.configDriftGraceMs (a rolling deploy differs for a while).
+   */
+  workerConfigsDiffer?: { since: string; problemFrom: string; problem: boolean };
   healthy: boolean;
 }
 
@@ -198,12 +203,15 @@ export async function collectStatus(
   now = Date.now(),
 ): Promise<StatusReport> {
   // BullMQ is not loaded: its counts and scheduler times are read directly (queue-reads.ts).
-  const [{ checkRedisRole }, { readJobCounts, readSchedulerNextTimes }, { scheduleCoverage }] =
-    await Promise.all([
-      import('../../redis/role.js'),
-      import('../../jobs/queue-reads.js'),
-      import('../../jobs/schedule-coverage.js'),
-    ]);
+  const [
+    { checkRedisRole },
+    { readJobCounts, readSchedulerNextTimes },
+    { scheduleCoverage, configDriftIsProblem },
+  ] = await Promise.all([
+    import('../../redis/role.js'),
+    import('../../jobs/queue-reads.js'),
+    import('../../jobs/schedule-coverage.js'),
+  ]);
   const { prefix } = config.redis;
   const [scheduled, schedulers, adverts] = await Promise.all([
     store.scheduledSince(config.networks.map((n) => n.id)),
@@ -249,12 +257,14 @@ export async function collectStatus(
     lastError: e.lastError,
     failedAt: e.failedAt,
   }));
+  const graceMs = config.worker.configDriftGraceMs;
+  const driftIsProblem = configDriftIsProblem(coverage, graceMs, now);
   const healthy =
     networks.every((n) => !n.overdue && !n.problem && !n.unreadable) &&
     // Scheduled as the live workers hold it; and, when workers run, held by one of them.
     networks.every((n) => n.missingSchedulers.length === 0) &&
     (workers.length === 0 || networks.every((n) => n.heldBy.length > 0)) &&
-    coverage.differences.length === 0 &&
+    !driftIsProblem &&
     failedNotifications.length === 0 &&
     configReloadFailures.length === 0 &&
     redis.problems.length === 0;
@@ -269,6 +279,15 @@ export async function collectStatus(
     configReloadFailures,
     workers,
     workerConfigDifferences: coverage.differences,
+    ...(coverage.differences.length > 0 && coverage.differingSince !== undefined
+      ? {
+          workerConfigsDiffer: {
+            since: new Date(coverage.differingSince).toISOString(),
+            problemFrom: new Date(coverage.differingSince + graceMs).toISOString(),
+            problem: driftIsProblem,
+          },
+        }
+      : {}),
     healthy,
   };
 }
@@ -407,8 +426,13 @@ function printStatus(report: StatusReport): void {
           .join(', ')}`
       : 'workers: none seen (no worker has said it runs in the last few sweeps)',
   );
+  const drift = report.workerConfigsDiffer;
   if (report.workerConfigDifferences.length > 0) {
-    add('  their configs differ (a rolling deploy? a replica left on an older config?):');
+    add(
+      drift
+        ? `  their configs differ since ${formatUtc(Date.parse(drift.since))} (a rolling deploy? a replica left on an older config?); ${drift.problem ? 'a problem since' : 'a problem from'} ${formatUtc(Date.parse(drift.problemFrom))} (worker.configDriftGraceMs):`
+        : '  their configs differ (a rolling deploy? a replica left on an older config?):',
+    );
     for (const line of report.workerConfigDifferences) add(`    ${line}`);
   }
   for (const r of report.configReloadFailures)
