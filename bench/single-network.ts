@@ -19,7 +19,8 @@ import { startSandboxProcess } from './sandbox-process.js';
  *
  * - baseline: an undici request of isptrends + body.text() + JSON.parse, nothing else;
  * - first day: a check on a fresh Redis prefix (no history: every pair is new and e-mailed);
- * - steady state: the next as-of date on the same prefix (every pair ongoing, no e-mail).
+ * - steady state: the next as-of date on the same prefix (every pair ongoing and none e-mailed
+ *   again; an e-mail about the network's drop as a whole may go out).
  *
  * Baseline and check alternate (baseline, first day, baseline, steady state), after a few
  * untimed rounds; each figure is the ratio of the medians, its range that of each check over
