@@ -99,10 +99,10 @@ describe('the CLI without the API keys', () => {
   it('config check answers, each key it cannot read a warning; --online refuses them', async () => {
     const check = await thm('config', 'check');
     expect(check.code).toBe(0);
-    expect(check.stdout).toMatch(/: OK \(2 networks, 2 keys not resolved here, 2 warnings\)$/m);
+    expect(check.stdout).toMatch(/: OK \(2 networks, 2 secrets not resolved here, 2 warnings\)$/m);
     expect(check.stderr.trim().split('\n')).toEqual([
-      `warning: networks[0].apiKeyFile: cannot read ${keyFile} (no such file): not read here; the worker needs it (--online reads every key)`,
-      'warning: networks[1].apiKeyEnv: environment variable THM_SANDBOX_KEY_GLOBEX is not set or empty: not read here; the worker needs it (--online reads every key)',
+      `warning: networks[0].apiKeyFile: cannot read ${keyFile} (no such file): not read here; the worker needs it (--online reads every secret)`,
+      'warning: networks[1].apiKeyEnv: environment variable THM_SANDBOX_KEY_GLOBEX is not set or empty: not read here; the worker needs it (--online reads every secret)',
     ]);
 
     const online = await thm('config', 'check', '--online');
