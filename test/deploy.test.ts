@@ -86,7 +86,7 @@ describe('docker-compose.yml', () => {
   it('ships a config that validates (with its key file absent it names the file)', () => {
     const raw = parse(readFileSync('deploy/thm.yaml', 'utf8')) as unknown;
     expect(parseConfig(raw, { env: {} }).networks).toHaveLength(1);
-    expect(() => parseConfig(raw, { env: {}, readKeys: true })).toThrow(
+    expect(() => parseConfig(raw, { env: {}, readSecrets: true })).toThrow(
       /^networks\[0\]\.apiKeyFile: cannot read \/run\/secrets\/acme_key \(no such file: list the secret under the service's `secrets:` and create its file, e\.g\. \.\/deploy\/secrets\/acme_key with docker-compose\.yml\)$/,
     );
   });
@@ -238,7 +238,7 @@ describe('deploy/systemd/thm.service', () => {
   it('ships a config that validates (with its credential absent it names the file)', () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:6379' };
     expect(parseConfig(config, { env }).networks).toHaveLength(1);
-    expect(() => parseConfig(config, { env, readKeys: true })).toThrow(
+    expect(() => parseConfig(config, { env, readSecrets: true })).toThrow(
       /^networks\[0\]\.apiKeyFile: cannot read \/run\/credentials\/thm\.service\/acme_key \(no such file: systemd's thm\.service hands it over while it runs, with LoadCredential=acme_key:<key file> in the unit\)$/,
     );
   });

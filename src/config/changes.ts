@@ -1,7 +1,7 @@
 import type { ThmErrorCode } from '../errors.js';
 import type { Config } from './load.js';
-import { ApiKey } from './api-key.js';
 import { Secret } from './secret.js';
+import { SecretSource } from './secret-source.js';
 
 /**
  * What a config reload changes, for the worker's log line and to know what to redo: networks
@@ -117,7 +117,7 @@ export function schedulesChanged(changes: ConfigChanges, attemptsChanged: boolea
 }
 
 /**
- * Leaf paths to comparable strings; a Secret or an API key compares by its value (kept in
+ * Leaf paths to comparable strings; a Secret or a SecretSource compares by its value (kept in
  * memory, never returned). List items are compared one by one and reported under the list's name.
  */
 function flatten(
@@ -127,8 +127,8 @@ function flatten(
 ): Map<string, string> {
   if (value instanceof Secret) {
     out.set(prefix, `secret:${value.reveal()}`);
-  } else if (value instanceof ApiKey) {
-    // Read as the worker reads it on a reload (a key that does not resolve refused that config).
+  } else if (value instanceof SecretSource) {
+    // Read as the worker reads it on a reload (one that does not resolve refused that config).
     out.set(prefix, `secret:${value.readIfPossible()?.reveal() ?? `unresolved ${value.field}`}`);
   } else if (Array.isArray(value)) {
     out.set(`${prefix}[]`, String(value.length));

@@ -1,25 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import {
-  apiKeyProblems,
   applyEnvOverrides,
   loadConfig,
   parseConfigText,
   resolveConfigPath,
+  secretsOf,
   type Config,
   type LoadOptions,
 } from './load.js';
 import { configSchema } from './schema.js';
+import { secretErrors, UnreadableSecretError } from './secret-source.js';
 import { configWarnings, type ConfigWarning } from './warnings.js';
 
 /**
- * `thm config check`: everything wrong with a config at once (every schema problem, every key
+ * `thm config check`: everything wrong with a config at once (every schema problem, every secret
  * that does not resolve), and the warnings the worker would log at start.
  *
- * The keys are problems only with `readKeys` (`--online`, which calls the API with them).
- * Without it a key that does not resolve is a warning: the check answers whoever runs it (an
- * operator who may not read the service's credentials, or lacks its environment), and says which
- * keys it could not read here.
+ * With `readSecrets` (`--online`) every secret the worker reads (API keys, channel URLs and
+ * signing keys) must resolve. Without it one this process may not read (a file it cannot open,
+ * a variable its environment lacks) is a warning: the check answers whoever runs it (an operator
+ * who may not read the service's credentials, or lacks its environment), and says which secrets
+ * it could not read here. One read and found wrong (an empty file, a URL that is not https://)
+ * is a problem all the same.
  */
 export interface ConfigCheck {
   /** The effective config, when there is no problem. */
@@ -28,20 +31,20 @@ export interface ConfigCheck {
   source: string;
   problems: string[];
   warnings: ConfigWarning[];
-  /** How many keys did not resolve here (each also a warning); 0 with `readKeys`. */
-  unresolvedKeys: number;
+  /** How many secrets could not be read here (each also a warning); 0 with `readSecrets`. */
+  unreadSecrets: number;
 }
 
 export function checkConfig(options: LoadOptions = {}, now = Date.now()): ConfigCheck {
   try {
     const config = loadConfig(options);
-    const keys = options.readKeys === true ? [] : unresolvedKeyWarnings(config);
+    const secrets = options.readSecrets === true ? [] : unreadSecretWarnings(config);
     return {
       config,
       source: config.source,
       problems: [],
-      warnings: [...keys, ...configWarnings(config.networks, now)],
-      unresolvedKeys: keys.length,
+      warnings: [...secrets, ...configWarnings(config.networks, now)],
+      unreadSecrets: secrets.length,
     };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -49,25 +52,37 @@ export function checkConfig(options: LoadOptions = {}, now = Date.now()): Config
       source: resolveConfigPath(options),
       problems: error.problems,
       warnings: warningsOfInvalid(options, now),
-      unresolvedKeys: 0,
+      unreadSecrets: 0,
     };
   }
 }
 
-/** A key this process cannot read, as a warning: the worker must be able to. */
-function unresolvedKeyWarnings(config: Config): ConfigWarning[] {
-  return config.networks.flatMap((network) => {
-    const problem = apiKeyProblems([network])[0];
-    if (problem === undefined) return [];
-    const field = network.apiKey.field;
-    return [
-      {
+/**
+ * A secret this process cannot read, as a warning (the worker must be able to); one read and
+ * found wrong refuses the config (a ConfigError of every such problem).
+ */
+function unreadSecretWarnings(config: Config): ConfigWarning[] {
+  const warnings = new Map<string, ConfigWarning>();
+  const problems: string[] = [];
+  for (const network of config.networks) {
+    for (const source of secretsOf(network)) {
+      const error = secretErrors([source])[0];
+      if (error === undefined) continue;
+      if (!(error instanceof UnreadableSecretError)) {
+        problems.push(error.message);
+        continue;
+      }
+      // A top-level channel is every network's: said once.
+      warnings.set(error.message, {
         network: network.id,
-        field,
-        message: `${problem.slice(field.length + 2)}: not read here; the worker needs it (--online reads every key)`,
-      },
-    ];
-  });
+        field: source.field,
+        message: `${error.message.slice(source.field.length + 2)}: not read here; the worker needs it (--online reads every secret)`,
+      });
+    }
+  }
+  if (problems.length > 0)
+    throw new ConfigError(problems[0]!, { problems: [...new Set(problems)] });
+  return [...warnings.values()];
 }
 
 /**

@@ -13,14 +13,16 @@ import {
   type ParsedNetwork,
 } from './schema.js';
 import { describeIssues, summarizeProblems } from './problems.js';
-import { ApiKey, unsetVariable } from './api-key.js';
+import { ApiKey } from './api-key.js';
+import { SecretSource, secretErrors } from './secret-source.js';
 import { Secret, redactUrl } from './secret.js';
 import type { AlertSettings } from '../monitor/alert-settings.js';
 
 /**
  * The effective config: the file, validated and defaulted, with environment overrides applied
- * and every secret resolved into a `Secret`, except the networks' API keys: those are read
- * where the API is called (`ApiKey.read`, `checkApiKeys`). Nothing downstream reads the
+ * and every secret resolved into a `Secret`, except the networks' API keys and the channels'
+ * URLs and signing keys: those are `SecretSource`s, read where they are used (the API called, a
+ * delivery posted) and by the worker at start (`readSecrets`). Nothing downstream reads the
  * environment again.
  */
 export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' | 'heartbeat'> {
@@ -32,11 +34,14 @@ export interface NetworkConfig extends Omit<ParsedNetwork, 'name' | 'channels' |
   /** apiKeyFile as an absolute path (for the world-readable warning, config/warnings.ts). */
   apiKeyPath?: string;
   alerts: AlertSettings;
-  /** Its own channels, else the top-level list; URLs and keys resolved. */
+  /** Its own channels, else the top-level list. */
   channels: ChannelConfig[];
 }
 
-/** A channel of the effective config, with its secrets resolved. */
+/**
+ * A channel of the effective config. Its URL and signing key are read where a delivery is
+ * posted (notify/channels/target.ts), a file again for every delivery.
+ */
 export interface ChannelConfig {
   type: ChannelType;
   /** Unique among the network's channels; part of every delivery id. */
@@ -45,9 +50,9 @@ export interface ChannelConfig {
    * Where to post; undefined: no endpoint, the body is written to `mail.outboxDir` as a `.json`
    * file beside the e-mails (the demo, a dry run).
    */
-  url?: Secret;
+  url?: SecretSource;
   /** webhook: the HMAC-SHA256 key of the X-Thm-Signature header. */
-  secret?: Secret;
+  secret?: SecretSource;
   /** Kinds posted to this channel; undefined: every kind. */
   kinds?: NotificationKind[];
   /** The deadline of one post; undefined: the transport's (DEFAULT_CHANNEL_TIMEOUTS.totalMs). */
@@ -91,11 +96,11 @@ export interface LoadOptions {
    */
   reload?: boolean;
   /**
-   * Read every network's API key now, and refuse the config when one does not resolve: what
-   * calls the API (the worker, `thm api`, `thm config check --online`). Other commands leave the
-   * keys unread.
+   * Read every secret the worker uses (each network's API key, each channel's URL and signing
+   * key) now, and refuse the config when one does not resolve: the worker at start and on a
+   * reload, and `thm config check --online`. Other commands leave them unread.
    */
-  readKeys?: boolean;
+  readSecrets?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -146,7 +151,7 @@ function withLine(reason: string, text: string, error: unknown): string {
 /** Validates a raw config document (already parsed from YAML/JSON) and resolves its secrets. */
 export function parseConfig(
   raw: unknown,
-  options: Pick<LoadOptions, 'env' | 'cwd' | 'reload' | 'readKeys'> & { source?: string } = {},
+  options: Pick<LoadOptions, 'env' | 'cwd' | 'reload' | 'readSecrets'> & { source?: string } = {},
 ): Config {
   const reload = options.reload === true;
   const env = options.env ?? process.env;
@@ -167,16 +172,6 @@ export function parseConfig(
     options.source && options.source !== '(inline)'
       ? path.dirname(options.source)
       : (options.cwd ?? process.cwd());
-  // Every channel (and key, when read) is resolved, so that one check names every one that does not.
-  const collect = <T>(work: () => T): T | undefined => {
-    try {
-      return work();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(error.message);
-      return undefined;
-    }
-  };
   const { channels: defaultChannels, ...rest } = parsed;
   const networks = parsed.networks.map((network, index) => ({
     ...network,
@@ -192,15 +187,14 @@ export function parseConfig(
     ...(network.apiKeyFile !== undefined
       ? { apiKeyPath: path.resolve(baseDir, network.apiKeyFile) }
       : {}),
-    channels:
-      collect(() =>
-        network.channels
-          ? resolveChannels(network.channels, `networks[${index}].channels`, env, baseDir, reload)
-          : resolveChannels(defaultChannels, 'channels', env, baseDir, reload),
-      ) ?? [],
+    channels: network.channels
+      ? channelsOf(network.channels, `networks[${index}].channels`, env, baseDir, reload)
+      : channelsOf(defaultChannels, 'channels', env, baseDir, reload),
   }));
-  if (options.readKeys === true) problems.push(...apiKeyProblems(networks));
-  // The default channels are resolved per network: the same problem once.
+  // Every secret read, so that one check names every one that does not resolve.
+  if (options.readSecrets === true)
+    problems.push(...secretErrors(networks.flatMap(secretsOf)).map((error) => error.message));
+  // The default channels are read per network: the same problem once.
   if (problems.length > 0) throw configError([...new Set(problems)]);
 
   return {
@@ -227,11 +221,11 @@ export function parseConfig(
 }
 
 /**
- * Channels with their URLs and signing keys read from the environment or files, as `Secret`s.
- * A URL from the environment is checked like one in the file (https://, or http:// to a
- * loopback host), and the error names the variable, never the value.
+ * Channels with their URLs and signing keys named, not read. A URL from the environment or a
+ * file is checked when read, like one in the file (https://, or http:// to a loopback host), and
+ * the error names the variable or the file, never the value.
  */
-function resolveChannels(
+function channelsOf(
   channels: readonly ParsedChannel[],
   where: string,
   env: NodeJS.ProcessEnv,
@@ -246,56 +240,42 @@ function resolveChannels(
     if (channel.timeoutMs !== undefined) resolved.timeoutMs = channel.timeoutMs;
     const url =
       channel.type === 'webhook' && channel.url !== undefined
-        ? channel.url
-        : readSecretSource(at, 'url', channel, env, baseDir, reload);
-    if (url !== undefined) {
-      const problem = endpointProblem(url);
-      if (problem) {
-        // The value may be a secret: name where it came from, not what it is.
-        const field =
-          channel.urlEnv !== undefined
-            ? 'urlEnv'
-            : channel.urlFile !== undefined
-              ? 'urlFile'
-              : 'url';
-        throw new ConfigError(`${at}.${field}: the URL ${problem}`);
-      }
-      resolved.url = new Secret(url);
-    }
+        ? new SecretSource(`${at}.url`, { value: new Secret(channel.url) })
+        : sourceOf(at, 'url', channel, env, baseDir, reload);
+    if (url !== undefined) resolved.url = url;
     if (channel.type === 'webhook') {
-      const secret = readSecretSource(at, 'secret', channel, env, baseDir, reload);
-      if (secret !== undefined) resolved.secret = new Secret(secret);
+      const secret = sourceOf(at, 'secret', channel, env, baseDir, reload);
+      if (secret !== undefined) resolved.secret = secret;
     }
     return resolved;
   });
 }
 
-/** `<what>Env` or `<what>File` of a channel, read and trimmed; undefined when neither is set. */
-function readSecretSource(
+/** `<what>Env` or `<what>File` of a channel; undefined when neither is set. */
+function sourceOf(
   at: string,
   what: 'url' | 'secret',
   channel: Partial<Record<'urlEnv' | 'urlFile' | 'secretEnv' | 'secretFile', string>>,
   env: NodeJS.ProcessEnv,
   baseDir: string,
   reload: boolean,
-): string | undefined {
+): SecretSource | undefined {
+  const check = what === 'url' ? urlProblem : undefined;
   const variable = channel[`${what}Env`];
-  if (variable !== undefined) {
-    const value = env[variable]?.trim();
-    if (!value) throw unsetVariable(`${at}.${what}Env`, variable, `${what}File`, reload);
-    return value;
-  }
+  if (variable !== undefined)
+    return new SecretSource(
+      `${at}.${what}Env`,
+      SecretSource.variableOf(variable, env, reload),
+      check,
+    );
   const file = channel[`${what}File`];
   if (file === undefined) return undefined;
-  const full = path.resolve(baseDir, file);
-  let value: string;
-  try {
-    value = readFileSync(full, 'utf8').trim();
-  } catch {
-    throw new ConfigError(`${at}.${what}File: cannot read ${full}`);
-  }
-  if (!value) throw new ConfigError(`${at}.${what}File: ${full} is empty`);
-  return value;
+  return new SecretSource(`${at}.${what}File`, { file: path.resolve(baseDir, file) }, check);
+}
+
+function urlProblem(url: string): string | undefined {
+  const problem = endpointProblem(url);
+  return problem === undefined ? undefined : `the URL ${problem}`;
 }
 
 /** One line for the usual error path, every problem for `thm config check`. */
@@ -392,27 +372,12 @@ function apiKeyOf(
   );
 }
 
-/**
- * Every network's key read now, every one that does not resolve named (one ConfigError): the
- * worker at start and on a reload, and the commands that call the API, before they start.
- */
-export function checkApiKeys(networks: readonly Pick<NetworkConfig, 'apiKey'>[]): void {
-  const problems = apiKeyProblems(networks);
-  if (problems.length > 0) throw configError(problems);
-}
-
-/** What `checkApiKeys` would refuse, one line per key that does not resolve. */
-export function apiKeyProblems(networks: readonly Pick<NetworkConfig, 'apiKey'>[]): string[] {
-  const problems: string[] = [];
-  for (const network of networks) {
-    try {
-      network.apiKey.read();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(error.message);
-    }
-  }
-  return problems;
+/** The secrets of a network the worker reads: its API key, its channels' URLs and keys. */
+export function secretsOf(network: Pick<NetworkConfig, 'apiKey' | 'channels'>): SecretSource[] {
+  return [
+    network.apiKey,
+    ...network.channels.flatMap((channel) => [channel.url, channel.secret]),
+  ].filter((source): source is SecretSource => source !== undefined);
 }
 
 /** One line: the first problem, and how many more there are (job data, scenario files). */

@@ -13,7 +13,7 @@ describe('thm config check (the real binary)', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('OK (1 network, keys resolved)');
+    expect(r.stdout).toContain('OK (1 network, secrets resolved)');
     expect(r.stdout).toContain('apiKey: "[redacted]"');
     expect(r.stdout + r.stderr).not.toContain(KEY);
     expect(r.stdout + r.stderr).not.toContain('mailpass');
@@ -36,9 +36,9 @@ describe('thm config check (the real binary)', () => {
     const r = runThm(['config', 'check', '--config', 'config/thm.example.yaml']);
     expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe(
-      'warning: networks[0].apiKeyEnv: environment variable ACME_API_KEY is not set or empty: not read here; the worker needs it (--online reads every key)',
+      'warning: networks[0].apiKeyEnv: environment variable ACME_API_KEY is not set or empty: not read here; the worker needs it (--online reads every secret)',
     );
-    expect(r.stdout).toContain('OK (1 network, 1 key not resolved here, 1 warning)');
+    expect(r.stdout).toContain('OK (1 network, 1 secret not resolved here, 1 warning)');
     const online = runThm(['config', 'check', '--online', '--config', 'config/thm.example.yaml']);
     expect(online.code).toBe(2);
     expect(online.stderr.trim()).toBe(
@@ -153,7 +153,7 @@ describe('thm config check lists every problem at once', () => {
       env: { ACME_API_KEY: KEY, GLOBEX_API_KEY: KEY },
     });
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('OK (2 networks, keys resolved, 2 warnings)');
+    expect(ok.stdout).toContain('OK (2 networks, secrets resolved, 2 warnings)');
     expect(ok.stderr).toMatch(/^warning: networks\[0\]\.trafficCheck\.cron: .*daylight-saving/m);
   }, 90_000);
 

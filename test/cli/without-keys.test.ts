@@ -7,22 +7,25 @@ import { runThmAsync } from '../harness/cli.js';
 import { startCliStack } from './cli-stack.js';
 
 /**
- * An operator on the worker's host who cannot read the keys: a systemd service's credentials
- * (/run/credentials/<unit>/, readable by the service alone) and variables of the service's
- * environment that theirs lacks. The commands that never call the API answer all the same;
- * those that do say which key they could not read, in one line.
+ * An operator on the worker's host who cannot read the service's secrets (API keys, channel URLs
+ * and signing keys): a systemd service's credentials (/run/credentials/<unit>/, readable by the
+ * service alone) and variables of the service's environment that theirs lacks. The commands
+ * that never call the API nor post to a channel answer all the same; those that call the API
+ * say which key they could not read, in one line.
  */
-describe('the CLI without the API keys', () => {
+describe('the CLI without the API keys and channel secrets', () => {
   let stack: JobStack;
   let env: NodeJS.ProcessEnv;
   let keyFile: string;
+  let credentials: string;
   const thm = (...args: string[]) => runThmAsync(args, { env });
 
   beforeAll(async () => {
     const cli = await startCliStack();
     stack = cli.stack;
     const dir = mkdtempSync(path.join(tmpdir(), 'thm-nokeys-'));
-    keyFile = path.join(dir, 'credentials', 'acme_key');
+    credentials = path.join(dir, 'credentials');
+    keyFile = path.join(credentials, 'acme_key');
     const file = path.join(dir, 'thm.json');
     writeFileSync(
       file,
@@ -32,12 +35,22 @@ describe('the CLI without the API keys', () => {
           {
             ...withoutKey(stack.sbx.rawNetwork('acme', { name: 'Acme Network' })),
             apiKeyFile: keyFile,
+            channels: [
+              {
+                type: 'webhook',
+                urlFile: path.join(credentials, 'acme_hook_url'),
+                secretFile: path.join(credentials, 'acme_hook_secret'),
+              },
+            ],
           },
-          stack.sbx.rawNetwork('globex', { name: 'Globex Partners' }),
+          stack.sbx.rawNetwork('globex', {
+            name: 'Globex Partners',
+            channels: [{ type: 'slack', urlEnv: 'GLOBEX_SLACK_URL' }],
+          }),
         ],
       }),
     );
-    // No THM_SANDBOX_KEY_* variables: globex's key variable is not set here.
+    // No THM_SANDBOX_KEY_* variables: globex's key and Slack variables are not set here.
     env = { THM_CONFIG: file };
   }, 120_000);
   afterAll(() => stack?.close());
@@ -96,13 +109,17 @@ describe('the CLI without the API keys', () => {
     expect(run.stdout).toMatch(/acme/);
   });
 
-  it('config check answers, each key it cannot read a warning; --online refuses them', async () => {
+  it('config check answers, each secret it cannot read a warning; --online refuses them', async () => {
     const check = await thm('config', 'check');
     expect(check.code).toBe(0);
-    expect(check.stdout).toMatch(/: OK \(2 networks, 2 keys not resolved here, 2 warnings\)$/m);
+    expect(check.stdout).toMatch(/: OK \(2 networks, 5 secrets not resolved here, 5 warnings\)$/m);
+    const notHere = 'not read here; the worker needs it (--online reads every secret)';
     expect(check.stderr.trim().split('\n')).toEqual([
-      `warning: networks[0].apiKeyFile: cannot read ${keyFile} (no such file): not read here; the worker needs it (--online reads every key)`,
-      'warning: networks[1].apiKeyEnv: environment variable THM_SANDBOX_KEY_GLOBEX is not set or empty: not read here; the worker needs it (--online reads every key)',
+      `warning: networks[0].apiKeyFile: cannot read ${keyFile} (no such file): ${notHere}`,
+      `warning: networks[0].channels[0].urlFile: cannot read ${credentials}/acme_hook_url (no such file): ${notHere}`,
+      `warning: networks[0].channels[0].secretFile: cannot read ${credentials}/acme_hook_secret (no such file): ${notHere}`,
+      `warning: networks[1].apiKeyEnv: environment variable THM_SANDBOX_KEY_GLOBEX is not set or empty: ${notHere}`,
+      `warning: networks[1].channels[0].urlEnv: environment variable GLOBEX_SLACK_URL is not set or empty: ${notHere}`,
     ]);
 
     const online = await thm('config', 'check', '--online');
@@ -114,6 +131,8 @@ describe('the CLI without the API keys', () => {
     expect(online.stderr).toContain(
       'networks[1].apiKeyEnv: environment variable THM_SANDBOX_KEY_GLOBEX is not set or empty',
     );
+    expect(online.stderr).toContain(`networks[0].channels[0].urlFile: cannot read ${credentials}/`);
+    expect(online.stderr).toContain('networks[1].channels[0].urlEnv: environment variable');
   });
 
   it('thm api, which calls the API, names the one key it needs', async () => {

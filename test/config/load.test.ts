@@ -27,7 +27,7 @@ function network(extra: Record<string, unknown> = {}) {
 /** The config as the worker loads it: its keys read too. */
 function errorOf(raw: unknown, e: NodeJS.ProcessEnv = env): string {
   try {
-    parseConfig(raw, { env: e, readKeys: true });
+    parseConfig(raw, { env: e, readSecrets: true });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
@@ -285,7 +285,7 @@ describe('config files and keys', () => {
     expect(() => config.networks[1]?.apiKey.read('network globex')).toThrow(
       /^network globex: apiKeyEnv: environment variable GLOBEX_API_KEY is not set or empty$/,
     );
-    expect(() => loadConfig({ file, env: {}, readKeys: true })).toThrow(
+    expect(() => loadConfig({ file, env: {}, readSecrets: true })).toThrow(
       /^networks\[0\]\.apiKeyFile: cannot read .* \(and 1 more problem\)$/,
     );
     // Written later, the file is read when the key is asked for.
@@ -298,9 +298,9 @@ describe('config files and keys', () => {
       path.join(dir, 'b.yaml'),
       'networks:\n  - id: acme\n    baseUrl: https://x.example/v1\n    apiKeyFile: missing.txt\n    recipients: [a@b.example]\n',
     );
-    expect(() => loadConfig({ file: path.join(dir, 'b.yaml'), env: {}, readKeys: true })).toThrow(
-      /^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt \(no such file\)$/,
-    );
+    expect(() =>
+      loadConfig({ file: path.join(dir, 'b.yaml'), env: {}, readSecrets: true }),
+    ).toThrow(/^networks\[0\]\.apiKeyFile: cannot read .*missing\.txt \(no such file\)$/);
     expect(() => loadConfig({ file: path.join(dir, 'nope.yaml'), env: {} })).toThrow(
       /nope\.yaml: not found/,
     );
@@ -393,9 +393,9 @@ describe('channels', () => {
       ['slack', 'slack', ['alert', 'problem', 'restored']],
       ['webhook', 'webhook-2', undefined],
     ]);
-    expect(channels[0]!.url!.reveal()).toBe(HOOK);
-    expect(channels[0]!.secret!.reveal()).toBe(SIGNING);
-    expect(channels[1]!.url!.reveal()).toBe(SLACK);
+    expect(channels[0]!.url!.read().reveal()).toBe(HOOK);
+    expect(channels[0]!.secret!.read().reveal()).toBe(SIGNING);
+    expect(channels[1]!.url!.read().reveal()).toBe(SLACK);
     const shown = [
       JSON.stringify(config),
       inspect(config, { depth: 10 }),
@@ -416,8 +416,33 @@ describe('channels', () => {
       { env, source: path.join(dir, 'thm.yaml') },
     );
     expect(config.networks[0]!.channels.map((c) => c.name)).toEqual(['slack']);
-    expect(config.networks[0]!.channels[0]!.url!.reveal()).toBe(SLACK);
+    expect(config.networks[0]!.channels[0]!.url!.read().reveal()).toBe(SLACK);
     expect(config.networks[1]!.channels).toEqual([]);
+  });
+
+  it('a channel file is read when a delivery asks for it, not at load; the worker reads every one', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-ch-'));
+    const raw = {
+      channels: [{ type: 'webhook', urlFile: 'hook-url', secretEnv: 'HOOK_SECRET' }],
+      networks: [network()],
+    };
+    const source = path.join(dir, 'thm.yaml');
+    const channel = parseConfig(raw, { env, source }).networks[0]!.channels[0]!;
+    expect(() => channel.url!.read()).toThrow(
+      /^channels\[0\]\.urlFile: cannot read .*hook-url \(no such file\)$/,
+    );
+    expect(() => channel.secret!.read()).toThrow(
+      /^channels\[0\]\.secretEnv: environment variable HOOK_SECRET is not set or empty$/,
+    );
+    expect(() => parseConfig(raw, { env, source, readSecrets: true })).toThrow(
+      /^channels\[0\]\.urlFile: cannot read .*hook-url \(no such file\) \(and 1 more problem\)$/,
+    );
+    writeFileSync(path.join(dir, 'hook-url'), `${HOOK}\n`);
+    expect(channel.url!.read().reveal()).toBe(HOOK);
+    writeFileSync(path.join(dir, 'hook-url'), 'http://hooks.example.com/in/hook-path-secret');
+    expect(() => channel.url!.read()).toThrow(
+      /^channels\[0\]\.urlFile: the URL must be https:\/\/ \(http is allowed only for loopback hosts\)$/,
+    );
   });
 
   it('a channel without a URL writes files (no key needed); recipients may then be empty', () => {

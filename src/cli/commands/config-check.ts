@@ -12,12 +12,12 @@ export function registerConfigCommands(program: Command): void {
   config
     .command('check')
     .description(
-      'validate the config; list every problem and warning at once (a key not readable here is a warning); print the effective config, secrets redacted',
+      'validate the config; list every problem and warning at once (a secret not readable here is a warning); print the effective config, secrets redacted',
     )
     .option('--json', 'print one JSON document')
     .option(
       '--online',
-      "also read every key (one that does not resolve is a problem) and ask each network's API (GET /networks/traffic/access) with it: reachable, realm, premium; exit 1 if any fails",
+      "also read every secret (one that does not resolve is a problem) and ask each network's API (GET /networks/traffic/access) with it: reachable, realm, premium; exit 1 if any fails",
     )
     .addHelpText(
       'after',
@@ -29,10 +29,10 @@ export function registerConfigCommands(program: Command): void {
         source,
         problems,
         warnings,
-        unresolvedKeys,
+        unreadSecrets,
       } = checkConfig({
         file: globalOptions(command).config,
-        readKeys: options.online === true,
+        readSecrets: options.online === true,
       });
       if (!effective) {
         process.exitCode = EXIT_USAGE;
@@ -66,9 +66,9 @@ export function registerConfigCommands(program: Command): void {
       }
       for (const w of warnings) process.stderr.write(`warning: ${w.field}: ${w.message}\n`);
       const keys =
-        unresolvedKeys === 0
-          ? 'keys resolved'
-          : `${plural(unresolvedKeys, 'key')} not resolved here`;
+        unreadSecrets === 0
+          ? 'secrets resolved'
+          : `${plural(unreadSecrets, 'secret')} not resolved here`;
       printLine(
         `# ${effective.source}: OK (${plural(effective.networks.length, 'network')}, ${keys}${warnings.length > 0 ? `, ${plural(warnings.length, 'warning')}` : ''})`,
       );

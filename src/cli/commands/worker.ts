@@ -17,13 +17,13 @@ export function registerWorkerCommand(program: Command): void {
       // A reload reads the same file, with this process's environment, again. The worker calls
       // the API: a key that does not resolve refuses the config, at start as on a reload.
       const file = globalOptions(command).config;
-      const config = loadConfig({ file, readKeys: true });
+      const config = loadConfig({ file, readSecrets: true });
       const logger = cliLogger(config);
       // Loaded on demand: the other commands start without the whole daemon. The signals are
       // handled from now on, the start-up included.
       const starting = import('../../jobs/worker.js').then(({ startWorker }) =>
         startWorker(config, logger, {
-          loadConfig: () => loadConfig({ file, reload: true, readKeys: true }),
+          loadConfig: () => loadConfig({ file, reload: true, readSecrets: true }),
           // Its line written first, then exit 1: the supervisor starts a worker that can work.
           onConnectionEnded: () => {
             process.exitCode = 1;

@@ -8,7 +8,8 @@ import { renderWebhookPayload } from './webhook-payload.js';
 export interface ChannelDeliveriesInput {
   notification: Notification;
   network: { id: string; name: string };
-  channels: readonly ChannelConfig[];
+  /** The channels' kinds decide; their secrets are read only when a delivery is posted. */
+  channels: readonly Pick<ChannelConfig, 'type' | 'name' | 'kinds'>[];
   event: NotificationEvent;
 }
 

@@ -10,7 +10,9 @@ import {
   type OutboxStore,
 } from '../types.js';
 import type { ChannelTransport } from './transport.js';
+import { readChannel, type ChannelTarget } from './target.js';
 import type { ChannelConfig } from '../../config/load.js';
+import { ConfigError } from '../../errors.js';
 
 /**
  * Delivers channel deliveries from the outbox, one attempt per call, with the e-mail's
@@ -116,8 +118,8 @@ export class ChannelSender {
       await store.releaseNotification(id, this.#owner);
       return { outcome: 'in-flight' };
     }
-    const channel = this.#o.channel(d.networkId, d.channel.name);
-    const endpoint = channel && channel.type === d.channel.type ? endpointKey(channel) : '';
+    const target = this.#target(d);
+    const endpoint = target instanceof ChannelError ? '' : endpointKey(target);
     const busy = this.#inFlight.get(endpoint) ?? 0;
     if (endpoint && busy >= this.#o.maxPerEndpoint) {
       await store.releaseNotification(id, this.#owner);
@@ -128,7 +130,7 @@ export class ChannelSender {
     }
     this.#inFlight.set(endpoint, busy + 1);
     try {
-      const result = await this.#attemptClaimed(d, claim.entry.attempts, channel);
+      const result = await this.#attemptClaimed(d, claim.entry.attempts, target);
       this.#o.onOutcome?.(d, result.outcome as 'sent' | 'retry' | 'failed');
       return result;
     } finally {
@@ -138,10 +140,30 @@ export class ChannelSender {
     }
   }
 
+  /**
+   * The delivery's channel in the config in force, its secrets read now; why it cannot be posted
+   * otherwise: a channel no longer configured is refused, a secret that does not resolve (a file
+   * being rotated, say) is tried again like a 5xx. The error names the option, never the value.
+   */
+  #target(d: ChannelDelivery): ChannelTarget | ChannelError {
+    const channel: ChannelConfig | undefined = this.#o.channel(d.networkId, d.channel.name);
+    if (!channel || channel.type !== d.channel.type)
+      return new ChannelError(
+        'THM_CHANNEL_REJECTED',
+        `${d.channel.type} channel "${d.channel.name}" of network ${d.networkId} is no longer configured`,
+      );
+    try {
+      return readChannel(channel);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return new ChannelError('THM_CHANNEL_TRANSIENT', `network ${d.networkId}: ${error.message}`);
+    }
+  }
+
   async #attemptClaimed(
     d: ChannelDelivery,
     attempts: number,
-    channel: ChannelConfig | undefined,
+    target: ChannelTarget | ChannelError,
   ): Promise<ChannelAttempt> {
     const { store } = this.#o;
     const log = {
@@ -154,14 +176,11 @@ export class ChannelSender {
     let transitioned = false;
     try {
       let error: ChannelError | undefined;
-      if (!channel || channel.type !== d.channel.type) {
-        error = new ChannelError(
-          'THM_CHANNEL_REJECTED',
-          `${d.channel.type} channel "${d.channel.name}" of network ${d.networkId} is no longer configured`,
-        );
+      if (target instanceof ChannelError) {
+        error = target;
       } else {
         try {
-          const result = await this.#o.transport.post(d, channel);
+          const result = await this.#o.transport.post(d, target);
           await store.markSent(d.id, this.#o.now());
           transitioned = true;
           this.#logger.info({ ...log, response: result.response }, 'channel delivery sent');
@@ -208,7 +227,7 @@ export class ChannelSender {
  * Which endpoint a channel posts to, for the in-flight bound: a hash of its URL (the URL is a
  * secret and stays out of memory dumps of this map), or the outbox directory.
  */
-function endpointKey(channel: ChannelConfig): string {
+function endpointKey(channel: ChannelTarget): string {
   if (!channel.url) return 'file';
   return createHash('sha256').update(channel.url.reveal()).digest('hex').slice(0, 16);
 }

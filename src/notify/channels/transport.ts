@@ -8,7 +8,7 @@ import { displayText } from '../render/format.js';
 import { channelFileName } from '../transport.js';
 import { NOTIFICATION_ID_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
 import type { ChannelDelivery } from '../types.js';
-import type { ChannelConfig } from '../../config/load.js';
+import type { ChannelTarget } from './target.js';
 
 /**
  * Posts channel deliveries: an HTTPS POST of the stored body (webhooks signed), or, for a
@@ -24,7 +24,7 @@ import type { ChannelConfig } from '../../config/load.js';
  * Messages never carry the URL or the secret (both may be secrets), only the channel's name.
  */
 export interface ChannelTransport {
-  post(delivery: ChannelDelivery, channel: ChannelConfig): Promise<ChannelPostResult>;
+  post(delivery: ChannelDelivery, channel: ChannelTarget): Promise<ChannelPostResult>;
   close(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export function createChannelTransport(options: ChannelTransportOptions): Channe
   const dispatcher = options.dispatcher ?? own!;
   const dir = path.resolve(options.outboxDir);
 
-  async function postHttp(d: ChannelDelivery, channel: ChannelConfig, url: string) {
+  async function postHttp(d: ChannelDelivery, channel: ChannelTarget, url: string) {
     const what = `${channel.type} channel "${channel.name}"`;
     const secrets = [url, channel.secret?.reveal()].filter((s): s is string => !!s);
     const clean = (text: string) => scrub(text, secrets);
@@ -134,7 +134,7 @@ export function createChannelTransport(options: ChannelTransportOptions): Channe
     );
   }
 
-  function writeFile(d: ChannelDelivery, channel: ChannelConfig): ChannelPostResult {
+  function writeFile(d: ChannelDelivery, channel: ChannelTarget): ChannelPostResult {
     const file = path.join(dir, channelFileName(d, channel.name));
     if (existsSync(file)) return { status: 0, response: `already written: ${file}` };
     try {

@@ -1,10 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/config/secret.js';
 import { ChannelError } from '../../../src/errors.js';
-import { silentLogger } from '../../../src/log.js';
+import { createLogger, silentLogger } from '../../../src/log.js';
+import { parseConfig } from '../../../src/config/load.js';
+import { dumpRedis } from '../../harness/dump-redis.js';
 import { buildChannelDeliveries } from '../../../src/notify/channels/deliveries.js';
 import { ChannelSender } from '../../../src/notify/channels/sender.js';
 import { verifySignature } from '../../../src/notify/channels/signature.js';
@@ -13,6 +16,8 @@ import {
   type ChannelTransport,
 } from '../../../src/notify/channels/transport.js';
 import type { ChannelConfig } from '../../../src/config/load.js';
+import { SecretSource } from '../../../src/config/secret-source.js';
+import type { ChannelTarget } from '../../../src/notify/channels/target.js';
 import type { ChannelDelivery } from '../../../src/notify/types.js';
 import { buildNotification } from '../../../src/notify/notification.js';
 import { RedisStore } from '../../../src/store/redis-store.js';
@@ -21,10 +26,16 @@ import { startReceiver, type TestReceiver } from '../../harness/receiver.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
 
 const SECRET = 'whsec-test-0123456789';
+
+/** A channel secret written in the config itself. */
+const inline = (value: string) => new SecretSource('test', { value: new Secret(value) });
 /** A secret path, as a Slack incoming-webhook URL has: it must reach no message. */
 const SECRET_PATH = '/services/T000/B000/XXXXsecretXXXX';
 
-function problemDelivery(asOf: string, channels: ChannelConfig[]): ChannelDelivery[] {
+function problemDelivery(
+  asOf: string,
+  channels: readonly Pick<ChannelConfig, 'type' | 'name' | 'kinds'>[],
+): ChannelDelivery[] {
   const notification = buildNotification({
     networkId: 'acme',
     kind: 'problem',
@@ -68,7 +79,7 @@ async function failure(promise: Promise<unknown>): Promise<ChannelError> {
 describe('channel transport against a real HTTP receiver', () => {
   let receiver: TestReceiver;
   let transport: ChannelTransport;
-  let webhook: ChannelConfig;
+  let webhook: ChannelTarget;
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -108,7 +119,7 @@ describe('channel transport against a real HTTP receiver', () => {
   });
 
   it('a Slack channel posts without the webhook headers', async () => {
-    const slack: ChannelConfig = {
+    const slack: ChannelTarget = {
       type: 'slack',
       name: 'slack',
       url: new Secret(`${receiver.url}${SECRET_PATH}`),
@@ -169,7 +180,7 @@ describe('channel transport against a real HTTP receiver', () => {
     const dropped = await failure(transport.post(d!, webhook));
     expect(dropped.code).toBe('THM_CHANNEL_TRANSIENT');
     const port = await freePort();
-    const closed: ChannelConfig = {
+    const closed: ChannelTarget = {
       ...webhook,
       url: new Secret(`http://127.0.0.1:${port}${SECRET_PATH}`),
     };
@@ -183,7 +194,7 @@ describe('channel transport against a real HTTP receiver', () => {
   it('a channel without a URL writes the body as a .json file beside the e-mails, once', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'thm-channels-'));
     const files = createChannelTransport({ outboxDir: dir, logger: silentLogger });
-    const dry: ChannelConfig = { type: 'slack', name: 'slack' };
+    const dry: ChannelTarget = { type: 'slack', name: 'slack' };
     const [d] = problemDelivery('2026-11-21', [dry]);
     const result = await files.post(d!, dry);
     expect(result.response).toMatch(/^written: .*2026-11-21-acme-problem-[0-9a-f]{8}-slack\.json$/);
@@ -211,10 +222,10 @@ describe('ChannelSender through the real outbox', () => {
       {
         type: 'webhook',
         name: 'webhook',
-        url: new Secret(`${receiver.url}/hook`),
-        secret: new Secret(SECRET),
+        url: inline(`${receiver.url}/hook`),
+        secret: inline(SECRET),
       },
-      { type: 'slack', name: 'slack', url: new Secret(`${receiver.url}${SECRET_PATH}`) },
+      { type: 'slack', name: 'slack', url: inline(`${receiver.url}${SECRET_PATH}`) },
     ];
   });
   afterEach(() => {
@@ -394,8 +405,8 @@ describe('ChannelSender through the real outbox', () => {
     const gone: ChannelConfig = {
       type: 'webhook',
       name: 'old-hook',
-      url: new Secret(`${receiver.url}/x`),
-      secret: new Secret('k'),
+      url: inline(`${receiver.url}/x`),
+      secret: inline('k'),
     };
     const [d] = await decide([gone]);
     expect((await sender().attempt(d!.id)).outcome).toBe('failed');
@@ -403,6 +414,72 @@ describe('ChannelSender through the real outbox', () => {
       'webhook channel "old-hook" of network acme is no longer configured',
     );
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('a channel read from files: a rewritten file is used by the next delivery, one gone is retried naming the file, never a value', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'thm-channel-files-'));
+    const urlFile = path.join(dir, 'hook_url');
+    const keyFile = path.join(dir, 'hook_key');
+    writeFileSync(urlFile, `${receiver.url}/first-urltoken\n`);
+    writeFileSync(keyFile, 'whsec-first-key\n');
+    // As the config loads it, without reading either file.
+    const config = parseConfig(
+      {
+        channels: [{ type: 'webhook', name: 'filed', urlFile: 'hook_url', secretFile: 'hook_key' }],
+        networks: [
+          {
+            id: 'acme',
+            baseUrl: 'https://api.example.com/v1',
+            apiKeyEnv: 'ACME_API_KEY',
+            recipients: [],
+          },
+        ],
+      },
+      { env: {}, source: path.join(dir, 'thm.yaml') },
+    );
+    const filed = config.networks[0]!.channels[0]!;
+    const logged: string[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (c: Buffer) => logged.push(c.toString()));
+    const logger = createLogger({ destination: stream, level: 'trace' });
+    const s = sender({ channel: () => filed, logger });
+    const post = async () => {
+      const [d] = await decide([filed]);
+      return { id: d!.id, outcome: (await s.attempt(d!.id)).outcome };
+    };
+
+    expect((await post()).outcome).toBe('sent');
+    writeFileSync(urlFile, `${receiver.url}/second-urltoken`);
+    writeFileSync(keyFile, 'whsec-second-key');
+    expect((await post()).outcome).toBe('sent');
+    const [first, second] = receiver.requests;
+    expect([first!.path, second!.path]).toEqual(['/first-urltoken', '/second-urltoken']);
+    expect(
+      verifySignature('whsec-first-key', first!.raw, String(first!.headers['x-thm-signature'])),
+    ).toBe(true);
+    expect(
+      verifySignature('whsec-second-key', second!.raw, String(second!.headers['x-thm-signature'])),
+    ).toBe(true);
+
+    rmSync(keyFile);
+    const gone = await post();
+    expect(gone.outcome).toBe('retry');
+    expect((await store.getNotification(gone.id))?.lastError).toBe(
+      `network acme: channels[0].secretFile: cannot read ${keyFile} (no such file)`,
+    );
+    writeFileSync(keyFile, 'whsec-second-key');
+    writeFileSync(urlFile, 'http://hooks.example.com/third-urltoken');
+    const plain = await post();
+    expect(plain.outcome).toBe('retry');
+    expect((await store.getNotification(plain.id))?.lastError).toBe(
+      'network acme: channels[0].urlFile: the URL must be https:// (http is allowed only for loopback hosts)',
+    );
+    expect(receiver.requests).toHaveLength(2);
+
+    const seen = (await dumpRedis(redis.client())) + logged.join('');
+    expect(logged.join('')).toContain('channels[0].secretFile');
+    for (const secret of ['urltoken', 'whsec-first-key', 'whsec-second-key'])
+      expect(seen).not.toContain(secret);
   });
 
   it('Redis keeps no channel secret: not the URL, not the signing key', async () => {

@@ -10,7 +10,7 @@ import {
   renderSlackMessage,
   type SlackMessage,
 } from '../../../src/notify/channels/slack-message.js';
-import type { ChannelConfig } from '../../../src/config/load.js';
+import type { ChannelTarget } from '../../../src/notify/channels/target.js';
 import {
   MAX_WEBHOOK_PAIRS,
   renderWebhookPayload,
@@ -366,7 +366,7 @@ describe('signature', () => {
 });
 
 describe('buildChannelDeliveries', () => {
-  const channels: ChannelConfig[] = [
+  const channels: ChannelTarget[] = [
     {
       type: 'webhook',
       name: 'webhook',
