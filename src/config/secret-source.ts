@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { inspect } from 'node:util';
 import { ConfigError } from '../errors.js';
-import { Secret } from './secret.js';
-
-const REDACTED = '[redacted]';
+import { Redacted, Secret } from './secret.js';
 
 /** What the config says of one secret: a variable (`...Env`), a file (`...File`), or the value. */
 export type SecretOrigin =
@@ -21,7 +18,7 @@ export type SecretOrigin =
  * variable of the service's environment) still gets `thm status`. A file is read again at every
  * `read()`: a rotated file is used by the next use, without a reload.
  */
-export class SecretSource {
+export class SecretSource extends Redacted {
   /** `networks[0].apiKeyFile`, `channels[0].urlEnv`: named by every error. */
   readonly field: string;
   /** The file, absolute; undefined when the secret comes from a variable or the config. */
@@ -32,6 +29,7 @@ export class SecretSource {
   readonly #check: ((value: string) => string | undefined) | undefined;
 
   constructor(field: string, origin: SecretOrigin, check?: (value: string) => string | undefined) {
+    super();
     this.field = field;
     this.file = 'file' in origin ? origin.file : undefined;
     this.#inMemory = 'file' in origin ? undefined : origin;
@@ -71,18 +69,6 @@ export class SecretSource {
       if (error instanceof ConfigError) return undefined;
       throw error;
     }
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-
-  [inspect.custom](): string {
-    return REDACTED;
   }
 }
 

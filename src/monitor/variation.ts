@@ -198,14 +198,8 @@ export function learnVariation(
   };
 }
 
-interface DayEstimates {
-  spread: number[];
-  spreadWeight: number[];
-  shared: number[];
-  sharedWeight: number[];
-  network: number[];
-  networkWeight: number[];
-}
+/** One day's sums, kept as the learned variation keeps them (before decay). */
+type DayEstimates = Omit<LearnedVariation, 'asOf' | 'days'>;
 
 /** One day's weighted estimates per grid variation, domain by domain (the module's comment). */
 export function dayEstimates(samples: readonly ComparisonDays[], current: Variation): DayEstimates {
