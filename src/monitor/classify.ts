@@ -36,6 +36,7 @@ import {
   type Silence,
   type WatchedRun,
 } from './types.js';
+import { judgedVariation } from './judged-variation.js';
 import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
 
 export { depressedAfterClear } from './depressed.js';
@@ -273,7 +274,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     variationOf(learned?.variation),
     asOf,
   );
-  const variation = variationOf(learnedVariation);
+  const variation = judgedVariation(learnedVariation, settings.minSignificance);
 
   // What the list says of the domains as a whole today.
   const hashes = ispHashes(listed);

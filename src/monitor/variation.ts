@@ -1,4 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
+import { erfc, normalDensity } from './normal.js';
 import type { LearnedVariation, Variation } from './types.js';
 
 /**
@@ -96,6 +97,25 @@ export interface ComparisonDays {
   d14: number;
 }
 
+/**
+ * Per variation of VARIATION_GRID: the estimate of `extra` made with it (the learned sums with
+ * the prior) and the effective count of large pairs' comparisons it rests on, prior included.
+ */
+export function gridEstimates(learned: LearnedVariation | undefined): {
+  estimates: number[];
+  weights: number[];
+} {
+  const estimates: number[] = [];
+  const weights: number[] = [];
+  VARIATION_GRID.forEach((_, k) => {
+    const prior = PRIOR_SPREAD_WEIGHT / (1 + PRIOR_PAIR_CHANCE / weightSpread(k)) ** 2;
+    const weight = (learned?.spreadWeight[k] ?? 0) + prior;
+    weights.push(weight);
+    estimates.push(((learned?.spread[k] ?? 0) + prior * 2 * PRIOR_EXTRA_SD ** 2) / weight / 2);
+  });
+  return { estimates, weights };
+}
+
 /** The variation to judge by: the learned sums with the prior, at their fixed point, capped. */
 export function variationOf(learned: LearnedVariation | undefined): Variation {
   const at = (
@@ -107,14 +127,7 @@ export function variationOf(learned: LearnedVariation | undefined): Variation {
     VARIATION_GRID.map(
       (_, k) => ((sums?.[k] ?? 0) + prior * 2 * sd * sd) / ((weights?.[k] ?? 0) + prior) / 2,
     );
-  const estimates = VARIATION_GRID.map((_, k) => {
-    const prior = PRIOR_SPREAD_WEIGHT / (1 + PRIOR_PAIR_CHANCE / weightSpread(k)) ** 2;
-    return (
-      ((learned?.spread[k] ?? 0) + prior * 2 * PRIOR_EXTRA_SD ** 2) /
-      ((learned?.spreadWeight[k] ?? 0) + prior) /
-      2
-    );
-  });
+  const { estimates } = gridEstimates(learned);
   const commons = at(learned?.shared, learned?.sharedWeight, PRIOR_COMMON_SD, PRIOR_SHARED_WEIGHT);
   const networks = at(
     learned?.network,
@@ -351,31 +364,4 @@ const SHARE_TABLE = (() => {
 function millsRatio(a: number): number {
   const tail = 0.5 * erfc(a / Math.SQRT2);
   return tail > 1e-300 ? normalDensity(a) / tail : a;
-}
-
-function normalDensity(x: number): number {
-  return Math.exp((-x * x) / 2) / Math.sqrt(2 * Math.PI);
-}
-
-/** The complementary error function (Numerical Recipes' erfcc; relative error under 1.2e-7). */
-function erfc(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const poly =
-    -1.26551223 +
-    t *
-      (1.00002368 +
-        t *
-          (0.37409196 +
-            t *
-              (0.09678418 +
-                t *
-                  (-0.18628806 +
-                    t *
-                      (0.27886807 +
-                        t *
-                          (-1.13520398 +
-                            t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
-  const r = t * Math.exp(-z * z + poly);
-  return x >= 0 ? r : 2 - r;
 }

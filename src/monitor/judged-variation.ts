@@ -1,0 +1,143 @@
+import { logChiSquareDensity, normalTail } from './normal.js';
+import type { LearnedVariation, Variation } from './types.js';
+import {
+  gridEstimates,
+  HALF_LIFE_DAYS,
+  MAX_EXTRA_SD,
+  VARIATION_GRID,
+  variationOf,
+} from './variation.js';
+
+/**
+ * The variation a run judges drops by: the learned one (monitor/variation.ts), widened by what
+ * the network's days have not yet pinned down (glossary in types.ts: "learned variation").
+ * docs/alert-quality.md has the measurement.
+ *
+ * The learned variation is an estimate, and early on it rests on few pairs: a network's first
+ * Saturday lists 30-40 pairs while its estimate still reads half its true variance, and a drop
+ * that is ordinary for the network passes as 4 standard deviations. Judging a drop against an
+ * estimate as if it were the truth understates how often such a drop happens by chance; the
+ * honest figure is the chance of the drop averaged over every variation the days seen so far
+ * leave plausible (the predictive distribution: with an estimate from n comparisons of one
+ * scale, that average is Student's t with n degrees of freedom).
+ *
+ * How plausible each variation is comes from the learned sums themselves. For each variation
+ * V, the estimate made assuming it (`gridEstimates`, read between the grid's points as
+ * variationOf reads them) rests on an effective count n of comparisons, and if V were the
+ * truth, n x estimate / V would be a chi-square with n degrees of freedom: a variation whose
+ * own estimate lies far below it is ruled out, as is one far above. Each V is weighed by that,
+ * with the scale-free prior 1 / V (the textbook Student-t case). Unlike one count for every
+ * variation, this knows that a network varying as chance does has ruled out large variations
+ * even while its small estimate is uncertain in proportion: its comparisons weigh little at
+ * the variation it has, but fully at one that would explain a real drop.
+ *
+ * The average chance is a mixture of normals, one per plausible variation; a drop is judged
+ * against the single variation at which a drop of `minSignificance` standard deviations is as
+ * unlikely as the mixture says: a drop beyond the threshold against it is beyond the threshold
+ * by the predictive chance. It is never below the learned estimate, and falls to it as the
+ * days pin the variation down.
+ */
+
+/** The sds at which the plausibility of the variation is read: 0.0025 apart up to the cap. */
+const JUDGED_STEP_SD = 0.0025;
+/** Variations weighing less than this share of the most plausible one are left out. */
+const NEGLIGIBLE_WEIGHT = 1e-9;
+
+/**
+ * The variation to judge by at `minSignificance` (0: the learned estimate as it is), from the
+ * learned sums `learned` (absent: the prior alone).
+ */
+export function judgedVariation(
+  learned: LearnedVariation | undefined,
+  minSignificance: number,
+): Variation {
+  const point = variationOf(learned);
+  // No variation learned beyond chance (the estimate made assuming none is itself none): the
+  // rule is the Poisson rule, exactly.
+  if (!(minSignificance > 0) || point.extra <= 0) return point;
+  const mixture = plausibleVariations(learned);
+  const extra = Math.min(
+    MAX_EXTRA_SD ** 2,
+    Math.max(point.extra, equivalentVariance(mixture, minSignificance)),
+  );
+  return { ...point, extra };
+}
+
+/** Variances and their weights (summing to 1): how plausible each is by the learned sums. */
+export function plausibleVariations(learned: LearnedVariation | undefined): {
+  variances: number[];
+  weights: number[];
+} {
+  const { estimates, weights: counts } = gridEstimates(learned);
+  const gain = decayedSumGain(learned?.days ?? 0);
+  const priorCounts = gridEstimates(undefined).weights;
+  const gridVariances = VARIATION_GRID.map((sd) => sd * sd);
+  const variances: number[] = [];
+  const logWeights: number[] = [];
+  for (let sd = JUDGED_STEP_SD; sd <= MAX_EXTRA_SD + 1e-9; sd += JUDGED_STEP_SD) {
+    const v = sd * sd;
+    let k = 1;
+    while (k < gridVariances.length - 1 && gridVariances[k]! < v) k++;
+    const t = (v - gridVariances[k - 1]!) / (gridVariances[k]! - gridVariances[k - 1]!);
+    const estimate = estimates[k - 1]! + t * (estimates[k]! - estimates[k - 1]!);
+    const prior = priorCounts[k - 1]! + t * (priorCounts[k]! - priorCounts[k - 1]!);
+    const n = prior + gain * (counts[k - 1]! + t * (counts[k]! - counts[k - 1]!) - prior);
+    // An estimate at or under nothing: as small as the ratio can be read.
+    const ratio = Math.max(estimate / v, 1e-9);
+    // The density of the estimate if v were the truth (n x ratio is chi-square with n df; the
+    // estimate's scale is v / n), times the prior 1 / v, times the step in v (2 sd x step).
+    logWeights.push(logChiSquareDensity(n * ratio, n) + Math.log(n) - 3 * Math.log(sd));
+    variances.push(v);
+  }
+  const most = Math.max(...logWeights);
+  const weights = logWeights.map((w) => Math.exp(w - most));
+  const kept = weights.map((w) => w >= NEGLIGIBLE_WEIGHT);
+  const total = weights.reduce((sum, w, i) => (kept[i] ? sum + w : sum), 0);
+  return {
+    variances: variances.filter((_, i) => kept[i]),
+    weights: weights.filter((_, i) => kept[i]).map((w) => w / total),
+  };
+}
+
+/**
+ * How many more comparisons a decayed sum rests on than its weight says. The learned sums halve
+ * every HALF_LIFE_DAYS, so a day's comparisons count with a weight w under 1, and a sum of
+ * weighted terms varies as (sum of w^2), not (sum of w): its effective count is (sum w)^2 /
+ * sum w^2. Read with every day weighing alike, from the decayed count of days: 1 while nothing
+ * has decayed yet, about 1.6 after 60 days, 2 in the long run.
+ */
+export function decayedSumGain(days: number): number {
+  const keep = 0.5 ** (1 / HALF_LIFE_DAYS);
+  // days = (1 - keep^N) / (1 - keep) after N days, each day added with weight 1.
+  const left = Math.max(0, 1 - days * (1 - keep));
+  const squares = (1 - left * left) / (1 - keep * keep);
+  return squares > 0 ? Math.max(1, days / squares) : 1;
+}
+
+/**
+ * The variance v at which a drop of `z` standard deviations (on the log scale of two days, sd
+ * sqrt(2 v)) is as likely as under the mixture: the mixture's point of tail chance P(Z > z),
+ * found by bisection, divided by z.
+ */
+export function equivalentVariance(
+  mixture: { variances: readonly number[]; weights: readonly number[] },
+  z: number,
+): number {
+  const target = normalTail(z);
+  const tail = (x: number): number => {
+    let p = 0;
+    for (let i = 0; i < mixture.variances.length; i++) {
+      p += mixture.weights[i]! * normalTail(x / Math.sqrt(2 * mixture.variances[i]!));
+    }
+    return p;
+  };
+  let lo = 0;
+  let hi = z * Math.sqrt(2 * Math.max(...mixture.variances));
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) > target) lo = mid;
+    else hi = mid;
+  }
+  const x = (lo + hi) / 2;
+  return (x * x) / (2 * z * z);
+}
