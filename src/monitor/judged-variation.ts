@@ -108,10 +108,12 @@ export function plausibleVariations(learned: LearnedVariation | undefined): {
  */
 export function decayedSumGain(days: number): number {
   const keep = 0.5 ** (1 / HALF_LIFE_DAYS);
-  // days = (1 - keep^N) / (1 - keep) after N days, each day added with weight 1.
-  const left = Math.max(0, 1 - days * (1 - keep));
+  // days = (1 - keep^N) / (1 - keep) after N days, each day added with weight 1; never more
+  // than 1 / (1 - keep), what a long run of days leaves.
+  const weight = Math.min(days, 1 / (1 - keep));
+  const left = Math.max(0, 1 - weight * (1 - keep));
   const squares = (1 - left * left) / (1 - keep * keep);
-  return squares > 0 ? Math.max(1, days / squares) : 1;
+  return squares > 0 ? Math.max(1, weight / squares) : 1;
 }
 
 /**

@@ -53,19 +53,18 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     stepDays: 1,
     smallBlockDays: 3,
   },
-  // 3 quiet-day e-mails (target 0).
+  // 1 quiet-day e-mail (target 0).
   moderate: {
     noise: 0.5,
-    quietDayEmails: 3,
+    quietDayEmails: 1,
     holidayNoiseAfter: 0,
     holidaysWithoutHeadline: 0,
     stepDays: 1,
     slideMedian: 10,
   },
-  // 2 quiet-day e-mails (target 0).
   heavy: {
     noise: 1,
-    quietDayEmails: 2,
+    quietDayEmails: 0,
     holidayNoiseAfter: 0,
     holidaysWithoutHeadline: 0,
     stepDays: 2,
