@@ -278,9 +278,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
 
   // What the list says of the domains as a whole today.
   const hashes = ispHashes(listed);
-  const onItsOwn: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  const onItsOwn: DropNoise = { extra: variation, share7: 1, share14: 1 };
   /** The noise each entry is judged against and its day for its run, refilled per entry. */
-  const noise: DropNoise = { extra: variation.extra, share7: 1, share14: 1 };
+  const noise: DropNoise = { extra: variation, share7: 1, share14: 1 };
   const runDay = { yesterday: 0, d7: 0, d14: 0 };
   const measure = emptyMeasure();
   // Already active: an ISP's own decline, told before; not part of today's common move.
@@ -399,7 +399,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
       if (run !== undefined) runs.push(run);
     }
     if (prev !== undefined) today.alertable = today.sustained;
-    const steady = !today.alertable && isSteadyDecline(run, today, settings, variation.extra);
+    const steady = !today.alertable && isSteadyDecline(run, today, settings, variation);
     if (steady) today.alertable = true;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;

@@ -56,12 +56,23 @@ export function judgedVariation(
   // rule is the Poisson rule, exactly.
   if (!(minSignificance > 0) || point.extra <= 0) return point;
   const mixture = plausibleVariations(learned);
-  const extra = Math.min(
-    MAX_EXTRA_SD ** 2,
-    Math.max(point.extra, equivalentVariance(mixture, minSignificance)),
-  );
-  return { ...point, extra };
+  const judgedAt = (chance: number) =>
+    Math.min(
+      MAX_EXTRA_SD ** 2,
+      Math.max(point.extra, equivalentVariance(mixture, minSignificance, chance)),
+    );
+  const chance = CHANCE_STEPS.map((step) => 2 * point.extra * step);
+  const judged = chance.map(judgedAt);
+  return { ...point, extra: judged[0]!, chance, judged };
 }
+
+/**
+ * Where the curve of the variance to judge by is read: chance variances of a comparison from
+ * 1/64 to 256 times the network's own (2 x the learned extra), a factor of 2 apart. Below, the
+ * variation is all (the first figure holds); above, chance is all and the variation barely
+ * moves a pair's z.
+ */
+const CHANCE_STEPS: readonly number[] = Array.from({ length: 15 }, (_, i) => 2 ** (i - 6));
 
 /** Variances and their weights (summing to 1): how plausible each is by the learned sums. */
 export function plausibleVariations(learned: LearnedVariation | undefined): {
@@ -117,29 +128,35 @@ export function decayedSumGain(days: number): number {
 }
 
 /**
- * The variance v at which a drop of `z` standard deviations (on the log scale of two days, sd
- * sqrt(2 v)) is as likely as under the mixture: the mixture's point of tail chance P(Z > z),
- * found by bisection, divided by z.
+ * The variance v at which a drop of `z` standard deviations is as likely as under the mixture,
+ * for a pair whose comparison carries chance variance `chance` besides (its log ratio's sd
+ * sqrt(chance + 2 v)): the mixture's point of tail chance P(Z > z), found by bisection. The
+ * more of a pair's noise is chance, the less the variation's uncertainty moves its tail: v
+ * runs from the tail's figure (no chance) toward the mixture's mean (all chance).
  */
 export function equivalentVariance(
   mixture: { variances: readonly number[]; weights: readonly number[] },
   z: number,
+  chance = 0,
 ): number {
   const target = normalTail(z);
   const tail = (x: number): number => {
     let p = 0;
     for (let i = 0; i < mixture.variances.length; i++) {
-      p += mixture.weights[i]! * normalTail(x / Math.sqrt(2 * mixture.variances[i]!));
+      p += mixture.weights[i]! * normalTail(x / Math.sqrt(chance + 2 * mixture.variances[i]!));
     }
     return p;
   };
   let lo = 0;
-  let hi = z * Math.sqrt(2 * Math.max(...mixture.variances));
-  for (let i = 0; i < 60; i++) {
+  let hi = z * Math.sqrt(chance + 2 * Math.max(...mixture.variances));
+  for (let i = 0; i < BISECTIONS; i++) {
     const mid = (lo + hi) / 2;
     if (tail(mid) > target) lo = mid;
     else hi = mid;
   }
   const x = (lo + hi) / 2;
-  return (x * x) / (2 * z * z);
+  return Math.max(0, ((x * x) / (z * z) - chance) / 2);
 }
+
+/** Halvings of the bisection: far below any difference a z shows. */
+const BISECTIONS = 48;

@@ -1,5 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import { dropZ, type ClickCounts } from './significance.js';
+import { dropZ, type ClickCounts, type ExtraVariance } from './significance.js';
 import type { Thresholds } from './thresholds.js';
 import type { ListedRun, WatchedRun } from './types.js';
 
@@ -111,7 +111,7 @@ export function begunRun(
  * variation `extra` of one day (monitor/variation.ts): a sum of `days` days varies by 1/days of
  * it, as the days vary independently.
  */
-export function runSignificance(run: ListedRun, extra = 0): number {
+export function runSignificance(run: ListedRun, extra: ExtraVariance = 0): number {
   return Math.min(
     dropZ(run.d7, 1, run.clicks, extra, run.days),
     dropZ(run.d14, 1, run.clicks, extra, run.days),
@@ -138,7 +138,7 @@ export function isSteadyDecline(
   run: ListedRun | undefined,
   today: { baseline: number; d14: number; d30: number; dropPercent: number },
   settings: Thresholds,
-  extra = 0,
+  extra: ExtraVariance = 0,
 ): boolean {
   const deep = run !== undefined && runDropPercent(run) >= settings.criticalDropPercent;
   return (

@@ -25,10 +25,18 @@ export interface ClickCounts {
   d14: number;
 }
 
+/**
+ * The network's variance of a day's clicks on the log scale a drop is judged by (0: chance
+ * alone): one figure, or a curve of it by how much of the pair's noise is chance (Variation,
+ * monitor/judged-variation.ts).
+ */
+export type ExtraVariance =
+  | number
+  | { extra: number; chance?: readonly number[]; judged?: readonly number[] };
+
 /** The noise a pair's drop is judged against today. */
 export interface DropNoise {
-  /** The network's learned variance of a day's clicks on the log scale (0: chance alone). */
-  extra: number;
+  extra: ExtraVariance;
   /**
    * The share of each comparison day the pair's domain kept today by its common move (1:
    * none): the pair is judged against that share of its comparison day.
@@ -80,14 +88,43 @@ export function dropZ(
   before: number,
   share: number,
   after: number,
-  extra: number,
+  extra: ExtraVariance,
   days = 1,
 ): number {
   const chance = poissonZBelowShare(before, share, after);
-  if (chance <= 0 || extra <= 0) return chance;
+  if (chance <= 0 || extraOf(extra) <= 0) return chance;
   const log = Math.log((share * before + 0.5) / (after + 0.5));
   if (log <= 0) return 0;
-  return 1 / Math.sqrt(1 / (chance * chance) + (2 * extra) / (days * log * log));
+  // Chance's variance of the log ratio, on the scale of one day's comparison.
+  const variance = varianceFor(extra, (days * log * log) / (chance * chance));
+  return 1 / Math.sqrt(1 / (chance * chance) + (2 * variance) / (days * log * log));
+}
+
+/** The one figure of an ExtraVariance (a curve's: for a pair with no chance part). */
+export function extraOf(extra: ExtraVariance): number {
+  return typeof extra === 'number' ? extra : extra.extra;
+}
+
+/**
+ * The variance to judge a drop by when chance's variance of its log ratio is `chanceVariance`:
+ * read off the curve on the log scale of chance (its ends beyond them).
+ */
+export function varianceFor(extra: ExtraVariance, chanceVariance: number): number {
+  if (typeof extra === 'number') return extra;
+  const { chance, judged } = extra;
+  if (chance === undefined || judged === undefined || chance.length === 0) return extra.extra;
+  const last = chance.length - 1;
+  if (!(chanceVariance > chance[0]!)) return judged[0]!;
+  if (chanceVariance >= chance[last]!) return judged[last]!;
+  let lo = 0;
+  let hi = last;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (chance[mid]! <= chanceVariance) lo = mid;
+    else hi = mid;
+  }
+  const t = Math.log(chanceVariance / chance[lo]!) / Math.log(chance[hi]! / chance[lo]!);
+  return judged[lo]! + t * (judged[hi]! - judged[lo]!);
 }
 
 /**
@@ -126,8 +163,9 @@ export const SIGNIFICANCE_RULES: Readonly<Record<string, SignificanceRule>> = {
 function pooledZ(counts: ClickCounts, noise: DropNoise): number {
   const base = Math.sqrt(noise.share7 * counts.d7 * noise.share14 * counts.d14);
   const chance = poissonZBelowShare(base * 2, 0.5, counts.yesterday);
-  if (chance <= 0 || noise.extra <= 0) return chance;
+  const extra = extraOf(noise.extra);
+  if (chance <= 0 || extra <= 0) return chance;
   const log = Math.log((base + 0.5) / (counts.yesterday + 0.5));
   if (log <= 0) return 0;
-  return 1 / Math.sqrt(1 / (chance * chance) + (1.5 * noise.extra) / (log * log));
+  return 1 / Math.sqrt(1 / (chance * chance) + (1.5 * extra) / (log * log));
 }

@@ -256,6 +256,13 @@ export interface Variation {
   network: number;
   /** The days the estimate rests on (decayed; 0: only the prior). */
   days: number;
+  /**
+   * The variance a drop is judged by, per chance variance of its pair's comparison
+   * (monitor/judged-variation.ts): ascending chance variances of the log ratio of two days, and
+   * the variance of a day to judge by at each. Absent: `extra` for every pair.
+   */
+  chance?: number[];
+  judged?: number[];
 }
 
 export interface KnownDomain {

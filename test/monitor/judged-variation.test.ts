@@ -7,6 +7,7 @@ import {
   plausibleVariations,
 } from '../../src/monitor/judged-variation.js';
 import { logChiSquareDensity, logGamma, normalTail } from '../../src/monitor/normal.js';
+import { dropZ, varianceFor } from '../../src/monitor/significance.js';
 import type { LearnedVariation } from '../../src/monitor/types.js';
 import {
   learnVariation,
@@ -105,6 +106,33 @@ describe('judgedVariation: the learned variation, widened by what the days leave
   });
 });
 
+describe("judgedVariation: by how much of a pair's noise is chance", () => {
+  const learned = learn(
+    listedDays(new Random(5), { pairSd: 0.12, domainSd: 0.06, mean: 500, days: 4 }),
+  );
+  const judged = judgedVariation(learned, 3.5);
+
+  it('a curve over chance: the tail figure with no chance, falling toward the learned estimate', () => {
+    expect(judged.chance!.length).toBe(judged.judged!.length);
+    expect(judged.judged![0]).toBe(judged.extra);
+    for (let i = 1; i < judged.judged!.length; i++) {
+      expect(judged.chance![i]).toBeGreaterThan(judged.chance![i - 1]!);
+      expect(judged.judged![i]).toBeLessThanOrEqual(judged.judged![i - 1]! + 1e-12);
+      expect(judged.judged![i]).toBeGreaterThanOrEqual(variationOf(learned).extra);
+    }
+  });
+
+  it("a large pair is judged by the tail's figure; a small one barely wider than the estimate", () => {
+    const point = variationOf(learned).extra;
+    // 6,000 clicks down 30%: the variation is nearly all of its noise.
+    expect(dropZ(6000, 1, 4200, judged)).toBeCloseTo(dropZ(6000, 1, 4200, judged.extra), 1);
+    // 80 clicks down 60%: chance is most of it, and the variation's uncertainty moves it little.
+    const small = dropZ(80, 1, 32, judged);
+    expect(small).toBeGreaterThan(dropZ(80, 1, 32, judged.extra));
+    expect(small).toBeLessThanOrEqual(dropZ(80, 1, 32, point) + 1e-12);
+  });
+});
+
 describe('plausibleVariations and equivalentVariance', () => {
   it('the weights sum to 1 and every variance is within the cap', () => {
     const { variances, weights } = plausibleVariations(undefined);
@@ -112,8 +140,15 @@ describe('plausibleVariations and equivalentVariance', () => {
     for (const v of variances) expect(sd(v)).toBeLessThanOrEqual(MAX_EXTRA_SD + 1e-9);
   });
 
-  it('one variance alone is itself', () => {
+  it('one variance alone is itself, whatever chance adds', () => {
     expect(equivalentVariance({ variances: [0.01], weights: [1] }, 3.5)).toBeCloseTo(0.01, 8);
+    expect(equivalentVariance({ variances: [0.01], weights: [1] }, 3.5, 0.05)).toBeCloseTo(0.01, 8);
+  });
+
+  it('much chance besides: the mixture is judged by about its mean', () => {
+    const v = equivalentVariance({ variances: [0.01, 0.04], weights: [0.5, 0.5] }, 3.5, 10);
+    expect(v).toBeGreaterThan(0.024);
+    expect(v).toBeLessThan(0.027);
   });
 
   it('a mixture is judged by its tail: above its mean variance, below its largest', () => {
@@ -138,6 +173,18 @@ describe('decayedSumGain: a decayed sum rests on more comparisons than its weigh
     expect(decayedSumGain(after(60))).toBeLessThan(1.7);
     expect(decayedSumGain(after(2000))).toBeLessThanOrEqual(2);
     expect(decayedSumGain(1e6)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('varianceFor: reading the curve', () => {
+  const curve = { extra: 0.04, chance: [0.001, 0.004, 0.016], judged: [0.04, 0.03, 0.02] };
+  it('a single figure is itself; a curve is read on the log scale of chance, its ends beyond', () => {
+    expect(varianceFor(0.02, 5)).toBe(0.02);
+    expect(varianceFor({ extra: 0.02 }, 5)).toBe(0.02);
+    expect(varianceFor(curve, 0)).toBe(0.04);
+    expect(varianceFor(curve, 0.002)).toBeCloseTo(0.035, 12);
+    expect(varianceFor(curve, 0.004)).toBeCloseTo(0.03, 12);
+    expect(varianceFor(curve, 1)).toBe(0.02);
   });
 });
 

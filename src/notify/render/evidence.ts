@@ -220,7 +220,7 @@ export function evidenceOf(
     ClassifiedPair,
     'significance' | 'dropPercent' | 'run' | 'steady' | 'entry' | 'figures' | 'commonShare'
   >,
-  variation?: Pick<Variation, 'extra' | 'days'>,
+  variation?: Pick<Variation, 'extra' | 'days' | 'chance' | 'judged'>,
 ): PairEvidence {
   const z = round1(pair.significance);
   const reason = runReason(pair);
@@ -230,7 +230,7 @@ export function evidenceOf(
   const opening = lead.map((s) => `${capitalise(s)}. `).join('');
   if (pair.steady && pair.run !== undefined) {
     // Alerted on the run's days together: say so, and what yesterday alone would have said.
-    const together = round1(runSignificance(pair.run, variation?.extra ?? 0));
+    const together = round1(runSignificance(pair.run, variation ?? 0));
     const strength = `${strengthOf(together)} over the ${pair.run.days} days`;
     const line = `${opening}${capitalise(strength)} (z ${together.toFixed(1)}; yesterday alone ${z.toFixed(1)}).`;
     return { z, strength, ...extras, line };
