@@ -31,8 +31,7 @@ export interface ClickCounts {
  * monitor/judged-variation.ts).
  */
 export type ExtraVariance =
-  | number
-  | { extra: number; chance?: readonly number[]; judged?: readonly number[] };
+  number | { extra: number; chance?: readonly number[]; judged?: readonly number[] };
 
 /** The noise a pair's drop is judged against today. */
 export interface DropNoise {
