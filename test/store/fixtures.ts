@@ -5,7 +5,7 @@ import { historyAfter } from '../../src/monitor/history-change.js';
 import type { ActivePair, RunRecord } from '../../src/monitor/types.js';
 import type { Notification } from '../../src/notify/types.js';
 import type { RedisStore, RunEffect } from '../../src/store/redis-store.js';
-import { SETTINGS, WARN, entry } from '../monitor/fixtures.js';
+import { CHANCE, SETTINGS, WARN, entry } from '../monitor/fixtures.js';
 
 export const DAY = '2026-03-01';
 export const NOW = Date.UTC(2026, 2, 1, 12);
@@ -14,7 +14,11 @@ export const DAY_MS = 86_400_000;
 export const load = (store: RedisStore, asOf = DAY, now = NOW) =>
   store.loadNetworkState('acme', { asOf, kind: 'traffic-check', now });
 
-/** The history after a first run in which `n` pairs became active. */
+/**
+ * The history after a run in which `n` pairs became active, on a network whose days vary as
+ * chance does (what the lifecycle tests run on): a new network's first few pairs are judged
+ * against a variation its days have not pinned down yet (monitor/judged-variation.ts).
+ */
 export function history(n: number, asOf = DAY): ActivePair[] {
   const result = classifyPairs({
     asOf,
@@ -22,6 +26,7 @@ export function history(n: number, asOf = DAY): ActivePair[] {
     active: [],
     settings: SETTINGS,
     silences: [],
+    learned: CHANCE,
   });
   return historyAfter(result.changes);
 }
