@@ -237,7 +237,7 @@ describe('deploy/systemd/thm.service', () => {
 
   it('shows a channel whose URL file is handed over the same way, once uncommented', () => {
     const uncommented = readFileSync('deploy/systemd/thm.yaml', 'utf8').replace(
-      /^(\s*)# (channels:|  -|    )/gm,
+      /^(\s*)# (channels:| {2}-| {4})/gm,
       '$1$2',
     );
     const withChannel = parse(uncommented) as {
