@@ -298,7 +298,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
     return own.significance >= SHOWN_Z && own.dropPercent >= settings.minDropPercent;
   };
   const known = updateKnown(learned?.known, listed, hashes, asOf);
-  const moves = commonMoves(known, listed, hashes, variation, asOf, alone, shows);
+  const day30 = new Day30Evidence(settings.minBaselineClicks);
+  for (const entry of listed) day30.add(entry);
+  const day30Share = day30.share();
+  const moves = commonMoves(
+    known,
+    listed,
+    hashes,
+    variation,
+    asOf,
+    alone,
+    shows,
+    day30Share === undefined || day30Share < 1,
+  );
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];
@@ -316,7 +328,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const reported = new Map<number, Map<IsoDate, number>>();
   const runs: WatchedRun[] = [];
   const runsStarted: IspTrend[] = [];
-  const day30 = new Day30Evidence(settings.minBaselineClicks);
 
   /**
    * What a pair's step changes besides its result object: the history, the counts, the
@@ -361,7 +372,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const isp = entry.isp;
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
-    day30.add(entry);
     let tally = domainClicks.get(domainId);
     if (tally === undefined) {
       tally = { url: domainUrl, clicksLost: 0, baselineClicks: 0 };
@@ -461,7 +471,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     pairs.push(pair);
   }
 
-  const day30Share = day30.share();
   for (const slot of historySlots) {
     if (slot.listed) continue;
     const prev = slot.prev!;

@@ -98,6 +98,11 @@ export function commonMoves(
    * dip shows on a day day 30 back hides most of it (absent: `alone`).
    */
   shows: (index: number) => boolean = alone,
+  /**
+   * Whether today's day 30 back was quieter than yesterday's weekday, or the list does not
+   * show it (hold.ts, Day30Evidence): a day it can hide most of a network's dip.
+   */
+  day30Quieter = false,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
@@ -129,6 +134,9 @@ export function commonMoves(
   const showing: Point[][] = [];
   /** How many of them show it in part only (not most of their known ISPs listed). */
   let inPart = 0;
+  /** The deepest move of a domain seen whole, and the shallowest listed median of one in part. */
+  let deepestWhole = 0;
+  let shallowestPart = -Infinity;
   let knownWeight = 0;
   let listedWeight = 0;
   for (const [domainId, { domain, points }] of byDomain) {
@@ -142,7 +150,12 @@ export function commonMoves(
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
-      if (move === undefined || move.partial === true) inPart++;
+      if (move === undefined || move.partial === true) {
+        inPart++;
+        shallowestPart = Math.max(shallowestPart, medianOf(points.map((p) => p.log7)));
+      } else {
+        deepestWhole = Math.min(deepestWhole, move.log7);
+      }
     }
     ofNetwork.push(
       move === undefined
@@ -176,8 +189,11 @@ export function commonMoves(
     }
   }
   if (moves.network === undefined) {
+    // On a day day 30 back was quieter, one domain in part beside domains seen whole is the
+    // network's dip when none of those moved deeper than its listed ISPs did: a domain's own
+    // event (an outage, a campaign's end) is deeper than what chance lists in another.
     const hidden =
-      inPart >= 2
+      inPart >= 2 || (inPart === 1 && day30Quieter && deepestWhole >= shallowestPart)
         ? hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight)
         : undefined;
     if (hidden !== undefined) moves.network = hidden;

@@ -159,4 +159,36 @@ describe('commonMoves: a domain or the network down together', () => {
     const whole = listed(3, 0, 25, 0.6).map((e) => ({ ...e, shows: true }));
     expect(movesWith([...whole, ...shown(1, 10)]).network).toBeUndefined();
   });
+
+  it('day 30 back quieter: a domain seen whole beside one showing the dip in part is the network when it moved no deeper', () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    type Shown = Listed & { shows: boolean };
+    const shown = (domainId: number, n: number, ratio: number): Shown[] =>
+      listed(domainId, 0, n, ratio).map((e) => ({ ...e, shows: true }));
+    const movesWith = (today: Shown[], day30Quieter: boolean) =>
+      commonMoves(
+        update(known, today),
+        today,
+        ispHashes(today),
+        CHANCE,
+        DAY,
+        (i) => today[i]!.alone,
+        (i) => today[i]!.shows,
+        day30Quieter,
+      );
+    // A holiday on a Monday: the domain with busy weekends listed whole at -30%, another's
+    // deepest ISPs listed at -35% (its quieter Saturday, day 30 back, hides the rest).
+    const holiday = [...shown(3, 25, 0.7), ...shown(1, 6, 0.65)];
+    const moves = movesWith(holiday, true);
+    expect(moves.network).toMatchObject({ partial: true, domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeLessThan(Math.log(0.75));
+    // On a day day 30 back is not quieter, the list would have shown the other domain whole.
+    expect(movesWith(holiday, false).network).toBeUndefined();
+    // A domain moved deeper than the other's listed ISPs is its own event: a campaign's end
+    // at -40%, an outage.
+    expect(movesWith([...shown(3, 25, 0.6), ...shown(1, 6, 0.65)], true).network).toBeUndefined();
+    expect(movesWith([...shown(3, 30, 0.02), ...shown(1, 6, 0.65)], true).network).toBeUndefined();
+    // A domain seen whole alone, nothing shown elsewhere: that domain's affair.
+    expect(movesWith(shown(3, 25, 0.7), true).network).toBeUndefined();
+  });
 });
