@@ -134,9 +134,8 @@ export function commonMoves(
   const showing: Point[][] = [];
   /** How many of them show it in part only (not most of their known ISPs listed). */
   let inPart = 0;
-  /** The deepest move of a domain seen whole, and the shallowest listed median of one in part. */
-  let deepestWhole = 0;
-  let shallowestPart = -Infinity;
+  /** Beside domains seen whole: what the domains not seen whole show of a hidden dip. */
+  const beside = { whole: [] as Point[][], domains: [] as Point[][], deepestWhole: 0 };
   let knownWeight = 0;
   let listedWeight = 0;
   for (const [domainId, { domain, points }] of byDomain) {
@@ -150,12 +149,13 @@ export function commonMoves(
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
-      if (move === undefined || move.partial === true) {
-        inPart++;
-        shallowestPart = Math.max(shallowestPart, medianOf(points.map((p) => p.log7)));
-      } else {
-        deepestWhole = Math.min(deepestWhole, move.log7);
-      }
+      if (move === undefined || move.partial === true) inPart++;
+    }
+    if (move !== undefined && move.partial !== true) {
+      beside.whole.push(points);
+      beside.deepestWhole = Math.min(beside.deepestWhole, move.log7);
+    } else if (shownCount(points) > 0) {
+      beside.domains.push(points);
     }
     ofNetwork.push(
       move === undefined
@@ -188,15 +188,19 @@ export function commonMoves(
       };
     }
   }
-  if (moves.network === undefined) {
-    // On a day day 30 back was quieter, one domain in part beside domains seen whole is the
-    // network's dip when none of those moved deeper than its listed ISPs did: a domain's own
-    // event (an outage, a campaign's end) is deeper than what chance lists in another.
-    const hidden =
-      inPart >= 2 || (inPart === 1 && day30Quieter && deepestWhole >= shallowestPart)
-        ? hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight)
-        : undefined;
-    if (hidden !== undefined) moves.network = hidden;
+  if (moves.network === undefined && inPart >= 2) {
+    moves.network = hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight);
+  }
+  if (moves.network === undefined && day30Quieter && beside.whole.length > 0) {
+    const alike = besideWhole(beside);
+    if (alike !== undefined) {
+      moves.network = hiddenNetworkMove(
+        [...beside.whole, ...alike],
+        ofNetwork.length,
+        listedWeight,
+        knownWeight,
+      );
+    }
   }
   return moves;
 }
@@ -206,9 +210,30 @@ export function commonMoves(
  * before, are down beyond SHOWN_Z each on its own.
  */
 function showsDip(points: readonly Point[]): boolean {
+  return shownCount(points) >= SHOWN_MIN_ISPS;
+}
+
+function shownCount(points: readonly Point[]): number {
   let shown = 0;
   for (const p of points) if (p.shows) shown++;
-  return shown >= SHOWN_MIN_ISPS;
+  return shown;
+}
+
+/**
+ * Beside the domains seen whole on a day day 30 back was quieter: the domains not seen whole
+ * whose listed ISPs are at least as deep as every domain seen whole moved (a network's dip
+ * lowers every domain alike, and the list shows only the deepest ISPs of a domain it hides; a
+ * domain's own event, an outage or a campaign's end, is deeper than what chance lists in
+ * another). They show the same dip when together they list SHOWN_MIN_ISPS ISPs down beyond
+ * SHOWN_Z; undefined when they do not.
+ */
+function besideWhole(beside: { domains: Point[][]; deepestWhole: number }): Point[][] | undefined {
+  const alike = beside.domains.filter(
+    (points) => medianOf(points.map((p) => p.log7)) <= beside.deepestWhole,
+  );
+  let shown = 0;
+  for (const points of alike) shown += shownCount(points);
+  return shown >= SHOWN_MIN_ISPS ? alike : undefined;
 }
 
 /** A domain shows the network's dip in part with this many ISPs ... */

@@ -190,5 +190,17 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesWith([...shown(3, 30, 0.02), ...shown(1, 6, 0.65)], true).network).toBeUndefined();
     // A domain seen whole alone, nothing shown elsewhere: that domain's affair.
     expect(movesWith(shown(3, 25, 0.7), true).network).toBeUndefined();
+    // The other domains show it together: 2 ISPs of one, 1 of another, each as deep.
+    const together = [...shown(3, 25, 0.7), ...shown(1, 2, 0.65), ...shown(2, 1, 0.6)];
+    expect(movesWith(together, true).network).toMatchObject({ partial: true, domainsMoved: 3 });
+    // 2 ISPs shown are not enough; an ISP listed shallower than the whole domain's move does
+    // not count (and does not spoil the domain that shows it).
+    expect(movesWith(together.slice(0, 27), true).network).toBeUndefined();
+    expect(
+      movesWith([...together.slice(0, 27), ...shown(2, 1, 0.8)], true).network,
+    ).toBeUndefined();
+    expect(movesWith([...holiday, ...shown(2, 1, 0.8)], true).network).toMatchObject({
+      domainsMoved: 2,
+    });
   });
 });
