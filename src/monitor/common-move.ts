@@ -17,7 +17,8 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  * A domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not reported before are
  * down beyond noise each on its own, together (chance alone seldom does that to one): its move
  * is then the median of its listed ISPs. The network moved when most of its domains did, by
- * the median of its domains' moves (a domain that did not move counting as above).
+ * the median of its domains' moves (a domain that did not move counting as above, one that
+ * shows a dip in part by the median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
  */
 
@@ -157,10 +158,11 @@ export function commonMoves(
     } else if (shownCount(points) > 0) {
       beside.domains.push(points);
     }
+    const shownMove = move ?? (showsDip(points) ? listedMove(points, weight, known) : undefined);
     ofNetwork.push(
-      move === undefined
+      shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
-        : { weight: known, log7: move.log7, log14: move.log14, se: move.se },
+        : { weight: known, log7: shownMove.log7, log14: shownMove.log14, se: shownMove.se },
     );
     const listing: DomainListing = { listed: points.length * weight, known };
     if (points.length > 0) {
@@ -286,6 +288,10 @@ function partialMove(
   let alone = 0;
   for (const p of points) if (p.alone) alone++;
   if (alone < HEADLINE_MIN_ISPS) return undefined;
+  return listedMove(points, weight, known);
+}
+
+function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {
   let noise = 0;
   for (const p of points) noise += p.noise;
   return {

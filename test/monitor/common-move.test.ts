@@ -132,6 +132,28 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesOf(known, listed(1, 0, 25, 0.7)).network).toBeUndefined();
   });
 
+  it("a domain showing the dip in part counts in the network's median by its listed ISPs", () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const today = [
+      ...listed(1, 0, 25, 0.85),
+      ...listed(2, 0, 25, 0.5),
+      ...listed(3, 0, 10, 0.45).map((e) => ({ ...e, shows: true })),
+    ];
+    const moves = commonMoves(
+      update(known, today),
+      today,
+      ispHashes(today),
+      CHANCE,
+      DAY,
+      (i) => today[i]!.alone,
+      (i) => 'shows' in today[i]!,
+    );
+    // Not the 15% of the shallower domain, as when the third counted as not moved at all.
+    expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeCloseTo(Math.log(500.5 / 1000.5), 9);
+    expect(moves.domains.has(3)).toBe(false);
+  });
+
   it('day 30 back hiding most of a dip: two domains showing it in part are the network', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
     // A third of two domains listed at -35%, each down beyond 2 sd (shows), none alertable.
