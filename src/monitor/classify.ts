@@ -301,16 +301,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const day30 = new Day30Evidence(settings.minBaselineClicks);
   for (const entry of listed) day30.add(entry);
   const day30Share = day30.share();
-  const moves = commonMoves(
-    known,
-    listed,
-    hashes,
-    variation,
-    asOf,
-    alone,
-    shows,
-    day30Share === undefined || day30Share < 1,
-  );
+  const moves = commonMoves(known, listed, hashes, variation, asOf, alone, shows, day30.quieter());
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];

@@ -14,9 +14,10 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  *
  * Day 30 back is a different weekday: when it was a quieter one (a weekend behind a Monday) a
  * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday.
- * A domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not reported before are
- * down beyond noise each on its own, together (chance alone seldom does that to one): its move
- * is then the median of its listed ISPs. The network moved when most of its domains did, by
+ * On such a day a domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not
+ * reported before are down beyond noise each on its own, together (chance alone seldom does
+ * that to one): its move is then the median of its listed ISPs. (On other days those are
+ * declines of their own that met: the list would have shown the domain whole.) The network moved when most of its domains did, by
  * the median of its domains' moves (a domain that did not move counting as above, one that
  * shows a dip in part by the median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
@@ -100,8 +101,9 @@ export function commonMoves(
    */
   shows: (index: number) => boolean = alone,
   /**
-   * Whether today's day 30 back was quieter than yesterday's weekday, or the list does not
-   * show it (hold.ts, Day30Evidence): a day it can hide most of a network's dip.
+   * Whether today's day 30 back was a quieter day than yesterday's weekday, or the list does
+   * not show it (Day30Evidence.quieter, hold.ts): a day it can hide most of a domain's or the
+   * network's dip.
    */
   day30Quieter = false,
 ): CommonMoves {
@@ -146,7 +148,9 @@ export function commonMoves(
     const known = sample * weight;
     knownWeight += known;
     listedWeight += points.length * weight;
-    const move = censoredMove(points, known, sample) ?? partialMove(points, weight, known);
+    const move =
+      censoredMove(points, known, sample) ??
+      (day30Quieter ? partialMove(points, weight, known) : undefined);
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);

@@ -93,8 +93,17 @@ describe('updateKnown: the ISPs each domain has shown', () => {
 });
 
 /** As a run measures it: the memory is brought up to today's list first (updateKnown). */
-const movesOf = (known: KnownDomain[], today: Listed[]) =>
-  commonMoves(update(known, today), today, ispHashes(today), CHANCE, DAY, (i) => today[i]!.alone);
+const movesOf = (known: KnownDomain[], today: Listed[], day30Quieter = false) =>
+  commonMoves(
+    update(known, today),
+    today,
+    ispHashes(today),
+    CHANCE,
+    DAY,
+    (i) => today[i]!.alone,
+    undefined,
+    day30Quieter,
+  );
 
 describe('commonMoves: a domain or the network down together', () => {
   it('most of a domain listed: the median of its known ISPs, unlisted ones counted as above', () => {
@@ -111,11 +120,13 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(moves.listings.get(1)?.listed).toBe(15);
   });
 
-  it('listed in part, three or more of its ISPs down on their own: a partial move', () => {
-    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true));
+  it('listed in part on a day day 30 back was quieter, three or more of its ISPs down on their own: a partial move', () => {
+    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), true);
     expect(moves.domains.get(1)?.partial).toBe(true);
     // Two are not enough.
-    expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true)).domains.size).toBe(0);
+    expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true), true).domains.size).toBe(0);
+    // On another day the list would have shown the domain whole: declines of their own.
+    expect(movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), false).domains.size).toBe(0);
   });
 
   it('a domain with fewer than MIN_KNOWN_ISPS known ISPs does not move as a whole', () => {
