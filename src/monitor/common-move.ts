@@ -1,6 +1,5 @@
 import type { IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
-import { HEADLINE_MIN_ISPS } from './rollup.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
 
 /**
@@ -14,10 +13,10 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  *
  * Day 30 back is a different weekday: when it was a quieter one (a weekend behind a Monday) a
  * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday.
- * On such a day a domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not
- * reported before are down beyond noise each on its own, together (chance alone seldom does
- * that to one): its move is then the median of its listed ISPs. (On other days those are
- * declines of their own that met: the list would have shown the domain whole.) The network moved when most of its domains did, by
+ * On such a day a domain moved as well when at least SHOWN_MIN_ISPS of its ISPs not reported
+ * before are down beyond SHOWN_Z each on its own, together (chance alone seldom does that to
+ * one): its move is then the median of its listed ISPs. (On other days those are declines of
+ * their own that met: the list would have shown the domain whole.) The network moved when most of its domains did, by
  * the median of its domains' moves (a domain that did not move counting as above, one that
  * shows a dip in part by the median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
@@ -73,8 +72,7 @@ interface Point {
   /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
   noise: number;
   weight: number;
-  alone: boolean;
-  /** Not reported before and down beyond SHOWN_Z on its own (weaker evidence than alone). */
+  /** Not reported before and down beyond SHOWN_Z on its own. */
   shows: boolean;
 }
 
@@ -91,15 +89,11 @@ export function commonMoves(
   variation: Variation,
   asOf: IsoDate,
   /**
-   * Whether `listed[index]` is not active and alertable on its own clicks (the learned
-   * variation, no common move): asked only of a domain's sampled known ISPs.
+   * Whether `listed[index]` is not active and down beyond SHOWN_Z on its own clicks (the learned
+   * variation, no common move): what a domain's or the network's dip shows on a day day 30 back
+   * hides most of it. Asked only of a domain's sampled known ISPs.
    */
-  alone: (index: number) => boolean,
-  /**
-   * Whether `listed[index]` is not active and down beyond SHOWN_Z on its own: what a network's
-   * dip shows on a day day 30 back hides most of it (absent: `alone`).
-   */
-  shows: (index: number) => boolean = alone,
+  shows: (index: number) => boolean,
   /**
    * Whether today's day 30 back was a quieter day than yesterday's weekday, or the list does
    * not show it (Day30Evidence.quieter, hold.ts): a day it can hide most of a domain's or the
@@ -125,7 +119,6 @@ export function commonMoves(
       log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
       noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
       weight: 2 ** slot.domain.level,
-      alone: alone(index),
       shows: shows(index),
     });
   }
@@ -281,18 +274,16 @@ function hiddenNetworkMove(
 }
 
 /**
- * A domain listed in part whose listed ISPs are down on their own together (see the module's
- * comment): the median of its listed ISPs; undefined when it is not.
+ * A domain listed in part on a day day 30 back was quieter, whose listed ISPs show a dip
+ * together (showsDip; see the module's comment): the median of its listed ISPs; undefined when
+ * they do not.
  */
 function partialMove(
   points: readonly Point[],
   weight: number,
   known: number,
 ): CommonMove | undefined {
-  let alone = 0;
-  for (const p of points) if (p.alone) alone++;
-  if (alone < HEADLINE_MIN_ISPS) return undefined;
-  return listedMove(points, weight, known);
+  return showsDip(points) ? listedMove(points, weight, known) : undefined;
 }
 
 function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {

@@ -31,17 +31,17 @@ function knownFor(domainId: number, count: number, asOf = DAY): KnownDomain {
   };
 }
 
-type Listed = IspTrend & { alone: boolean };
+type Listed = IspTrend & { shows: boolean };
 const listed = (
   domainId: number,
   from: number,
   to: number,
   ratio: number,
-  alone = false,
+  shows = false,
 ): Listed[] =>
   Array.from({ length: to - from }, (_, k) => ({
     ...entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * ratio) }),
-    alone,
+    shows,
   }));
 /** A listed pair with its comparison days (7 and 14 back) at `size`. */
 const sized = (domainId: number, name: string, size: number): IspTrend =>
@@ -100,8 +100,7 @@ const movesOf = (known: KnownDomain[], today: Listed[], day30Quieter = false) =>
     ispHashes(today),
     CHANCE,
     DAY,
-    (i) => today[i]!.alone,
-    undefined,
+    (i) => today[i]!.shows,
     day30Quieter,
   );
 
@@ -120,7 +119,7 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(moves.listings.get(1)?.listed).toBe(15);
   });
 
-  it('listed in part on a day day 30 back was quieter, three or more of its ISPs down on their own: a partial move', () => {
+  it('listed in part on a day day 30 back was quieter, SHOWN_MIN_ISPS of its ISPs down beyond SHOWN_Z: a partial move', () => {
     const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), true);
     expect(moves.domains.get(1)?.partial).toBe(true);
     // Two are not enough.
@@ -148,7 +147,7 @@ describe('commonMoves: a domain or the network down together', () => {
     const today = [
       ...listed(1, 0, 25, 0.85),
       ...listed(2, 0, 25, 0.5),
-      ...listed(3, 0, 10, 0.45).map((e) => ({ ...e, shows: true })),
+      ...listed(3, 0, 10, 0.45, true),
     ];
     const moves = commonMoves(
       update(known, today),
@@ -156,8 +155,7 @@ describe('commonMoves: a domain or the network down together', () => {
       ispHashes(today),
       CHANCE,
       DAY,
-      (i) => today[i]!.alone,
-      (i) => 'shows' in today[i]!,
+      (i) => today[i]!.shows,
     );
     // Not the 15% of the shallower domain, as when the third counted as not moved at all.
     expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
@@ -168,17 +166,14 @@ describe('commonMoves: a domain or the network down together', () => {
   it('day 30 back hiding most of a dip: two domains showing it in part are the network', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
     // A third of two domains listed at -35%, each down beyond 2 sd (shows), none alertable.
-    type Shown = Listed & { shows: boolean };
-    const shown = (domainId: number, n: number): Shown[] =>
-      listed(domainId, 0, n, 0.65).map((e) => ({ ...e, shows: true }));
-    const movesWith = (today: Shown[]) =>
+    const shown = (domainId: number, n: number): Listed[] => listed(domainId, 0, n, 0.65, true);
+    const movesWith = (today: Listed[]) =>
       commonMoves(
         update(known, today),
         today,
         ispHashes(today),
         CHANCE,
         DAY,
-        (i) => today[i]!.alone,
         (i) => today[i]!.shows,
       );
     const moves = movesWith([...shown(1, 10), ...shown(2, 10)]);
@@ -189,51 +184,44 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesWith(shown(1, 10)).network).toBeUndefined();
     expect(movesWith([...shown(1, 10), ...shown(2, SHOWN_MIN_ISPS - 1)]).network).toBeUndefined();
     // A domain whose move is seen whole and one showing a dip in part: not a hidden dip.
-    const whole = listed(3, 0, 25, 0.6).map((e) => ({ ...e, shows: true }));
+    const whole = listed(3, 0, 25, 0.6, true);
     expect(movesWith([...whole, ...shown(1, 10)]).network).toBeUndefined();
   });
 
-  it('day 30 back quieter: a domain seen whole beside one showing the dip in part is the network when it moved no deeper', () => {
+  it('day 30 back quieter: a domain seen whole beside others showing the dip together, as deep, is the network', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
-    type Shown = Listed & { shows: boolean };
-    const shown = (domainId: number, n: number, ratio: number): Shown[] =>
-      listed(domainId, 0, n, ratio).map((e) => ({ ...e, shows: true }));
-    const movesWith = (today: Shown[], day30Quieter: boolean) =>
+    const shown = (domainId: number, n: number, ratio: number) =>
+      listed(domainId, 0, n, ratio, true);
+    const movesWith = (today: Listed[], day30Quieter: boolean) =>
       commonMoves(
         update(known, today),
         today,
         ispHashes(today),
         CHANCE,
         DAY,
-        (i) => today[i]!.alone,
         (i) => today[i]!.shows,
         day30Quieter,
       );
-    // A holiday on a Monday: the domain with busy weekends listed whole at -30%, another's
-    // deepest ISPs listed at -35% (its quieter Saturday, day 30 back, hides the rest).
-    const holiday = [...shown(3, 25, 0.7), ...shown(1, 6, 0.65)];
+    // A holiday on a Monday: the domain with busy weekends listed whole at -30%; of the others,
+    // their quieter Saturday (day 30 back) hides all but the deepest ISPs: 2 of one at -35%,
+    // 1 of another at -40%, too few for a move of either (SHOWN_MIN_ISPS).
+    const others = [...shown(1, 2, 0.65), ...shown(2, 1, 0.6)];
+    const holiday = [...shown(3, 25, 0.7), ...others];
     const moves = movesWith(holiday, true);
-    expect(moves.network).toMatchObject({ partial: true, domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.domains.size).toBe(1);
+    expect(moves.network).toMatchObject({ partial: true, domainsMoved: 3, domainsKnown: 3 });
     expect(moves.network?.log7).toBeLessThan(Math.log(0.75));
-    // On a day day 30 back is not quieter, the list would have shown the other domain whole.
+    // On a day day 30 back is not quieter, the list would have shown the others whole.
     expect(movesWith(holiday, false).network).toBeUndefined();
-    // A domain moved deeper than the other's listed ISPs is its own event: a campaign's end
+    // A domain moved deeper than the others' listed ISPs is its own event: a campaign's end
     // at -40%, an outage.
-    expect(movesWith([...shown(3, 25, 0.6), ...shown(1, 6, 0.65)], true).network).toBeUndefined();
-    expect(movesWith([...shown(3, 30, 0.02), ...shown(1, 6, 0.65)], true).network).toBeUndefined();
-    // A domain seen whole alone, nothing shown elsewhere: that domain's affair.
+    expect(movesWith([...shown(3, 25, 0.6), ...others], true).network).toBeUndefined();
+    expect(movesWith([...shown(3, 30, 0.02), ...others], true).network).toBeUndefined();
+    // Alone, or with 2 ISPs shown beside it: that domain's affair.
     expect(movesWith(shown(3, 25, 0.7), true).network).toBeUndefined();
-    // The other domains show it together: 2 ISPs of one, 1 of another, each as deep.
-    const together = [...shown(3, 25, 0.7), ...shown(1, 2, 0.65), ...shown(2, 1, 0.6)];
-    expect(movesWith(together, true).network).toMatchObject({ partial: true, domainsMoved: 3 });
-    // 2 ISPs shown are not enough; an ISP listed shallower than the whole domain's move does
-    // not count (and does not spoil the domain that shows it).
-    expect(movesWith(together.slice(0, 27), true).network).toBeUndefined();
-    expect(
-      movesWith([...together.slice(0, 27), ...shown(2, 1, 0.8)], true).network,
-    ).toBeUndefined();
-    expect(movesWith([...holiday, ...shown(2, 1, 0.8)], true).network).toMatchObject({
-      domainsMoved: 2,
-    });
+    expect(movesWith([...shown(3, 25, 0.7), ...shown(1, 2, 0.65)], true).network).toBeUndefined();
+    // An ISP listed shallower than the whole domain's move does not count.
+    const shallower = [...shown(3, 25, 0.7), ...shown(1, 2, 0.65), ...shown(2, 1, 0.8)];
+    expect(movesWith(shallower, true).network).toBeUndefined();
   });
 });
