@@ -6,12 +6,14 @@
 // difference"). In a few chunks the same code starts about 0.1 s sooner. Each command's own
 // modules stay in chunks of their own, loaded when the command runs (the CLI's dynamic imports).
 //
-// In the bundle: our code and the packages every command loads at its start (commander, zod,
-// yaml). BullMQ and ioredis, which a command requires once it knows it needs them
-// (src/cjs-packages.ts), are bundled apart into dist/cli/vendor/: ioredis.cjs, and bullmq.cjs,
-// which requires that same ioredis. Required from node_modules, their ~200 files cost `thm run
-// --wait` ~60 ms of resolving, stat-ing and reading before any of their code ran (target P7,
-// docs/performance.md); the worker starts sooner too. Left out, loaded from node_modules:
+// In the bundle: our code and the packages every command loads at its start (commander, zod).
+// BullMQ, ioredis and yaml, which a command requires once it knows it needs them
+// (src/cjs-packages.ts), are bundled apart into dist/cli/vendor/: ioredis.cjs, bullmq.cjs,
+// which requires that same ioredis, and yaml.cjs, which a command whose config is JSON never
+// reads (a quarter of the source every command compiled at its start). Required from
+// node_modules, the ~200 files of the first two cost `thm run --wait` ~60 ms of resolving,
+// stat-ing and reading before any of their code ran (target P7, docs/performance.md); the
+// worker starts sooner too. Left out, loaded from node_modules:
 // cron-parser and luxon, under it, which src/cron.ts requires on first use and sets up (a
 // command whose crons are plain and in UTC never needs them; bundled, luxon would be a second
 // copy beside the one src/cron.ts requires), and what a command requires when it needs it: undici,
@@ -46,8 +48,8 @@ const staging = mkdtempSync('dist/.cli-');
 // A build that fails leaves dist/cli as it was, and nothing of its own.
 process.on('exit', () => rmSync(staging, { recursive: true, force: true }));
 
-const BUNDLED = new Set(['commander', 'yaml', 'zod']);
-const VENDORED = ['bullmq', 'ioredis'];
+const BUNDLED = new Set(['commander', 'zod']);
+const VENDORED = ['bullmq', 'ioredis', 'yaml'];
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name));
 for (const name of [...BUNDLED, ...VENDORED])
@@ -152,6 +154,7 @@ await build({
   plugins: [ioredisVersion],
 });
 await build({ ...vendor, entryPoints: { bullmq: 'bullmq' }, plugins: [sharedIoredis] });
+await build({ ...vendor, entryPoints: { yaml: 'yaml' } });
 
 // Into place: the vendor bundles and the chunks first, the entry last.
 const written = new Set(

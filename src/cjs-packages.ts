@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 
 /**
- * BullMQ, ioredis and pino are CommonJS packages. Imported from an ES module, Node first runs
+ * BullMQ, ioredis, pino and yaml are loaded as CommonJS packages. Imported from an ES module, Node first runs
  * its export lexer over every file they re-export, to find their named exports: more of a
  * `thm status` or `thm run` start than loading them. Required, they load as they are. A later
  * `import` of either
@@ -26,6 +26,14 @@ export function loadIoredis(): typeof import('ioredis') {
       ? (require('./vendor/ioredis.cjs') as { ioredis: unknown }).ioredis
       : require('ioredis')
   ) as typeof import('ioredis');
+}
+
+/**
+ * The YAML parser and writer, when a YAML document is read or written: a command whose config
+ * is JSON never loads it. Bundled apart for the CLI, in dist/cli/vendor/yaml.cjs.
+ */
+export function loadYaml(): typeof import('yaml') {
+  return (vendored ? require('./vendor/yaml.cjs') : require('yaml')) as typeof import('yaml');
 }
 
 /** pino too: loaded when a logger is made (src/log.ts), not with every module that logs. */

@@ -235,6 +235,27 @@ describe('deploy/systemd/thm.service', () => {
     }
   });
 
+  it('shows a channel whose URL file is handed over the same way, once uncommented', () => {
+    const uncommented = readFileSync('deploy/systemd/thm.yaml', 'utf8').replace(
+      /^(\s*)# (channels:| {2}-| {4})/gm,
+      '$1$2',
+    );
+    const withChannel = parse(uncommented) as {
+      networks: Array<{ channels?: Array<{ type: string; urlFile?: string }> }>;
+    };
+    const channel = withChannel.networks[0]?.channels?.[0];
+    expect(channel?.type).toBe('slack');
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379' };
+    expect(parseConfig(withChannel, { env }).networks[0]?.channels).toHaveLength(1);
+    const name = /^\/run\/credentials\/thm\.service\/([\w.-]+)$/.exec(channel?.urlFile ?? '')?.[1];
+    const commentedCredentials = readFileSync('deploy/systemd/thm.service', 'utf8')
+      .split('\n')
+      .map((line) => /^#LoadCredential=([\w.-]+):(\S+)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [match[1], match[2]]);
+    expect(commentedCredentials).toContainEqual([name, `/etc/thm/keys/${name}`]);
+  });
+
   it('ships a config that validates (with its credential absent it names the file)', () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:6379' };
     expect(parseConfig(config, { env }).networks).toHaveLength(1);

@@ -1,26 +1,55 @@
 import { writeSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE, exitCodeFor, isExpectedError } from '../errors.js';
-import { registerApiCommand } from './commands/api.js';
-import { registerConfigCommands } from './commands/config-check.js';
-import { registerSandboxCommand } from './commands/sandbox.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerHistoryCommands } from './commands/history.js';
-import { registerNotifyCommands } from './commands/notify.js';
-import { registerReplayCommand } from './commands/replay.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerSilenceCommands } from './commands/silence.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerVersionCommand, versionLine } from './commands/version.js';
-import { registerWorkerCommand } from './commands/worker.js';
+import { versionLine } from './commands/version.js';
 import { printJsonFailure, wantsJson } from './output.js';
 
+type Register = (program: Command) => void;
+
 /**
- * The `thm` command line. Each command group lives in a file under commands/ (`history.ts`
- * also holds `invoices`, `config-check.ts` the config commands) and registers itself here. Expected errors (ThmError) print one line and exit 1 or 2; anything else is a
- * bug and prints its stack.
+ * Each top-level command and the module that registers it (`history.ts` also holds `invoices`,
+ * `config-check.ts` the config commands), in the order help lists them. A command line that
+ * names one of them loads that module alone: a command's module imports what its action uses
+ * (the API's schemas, the run's queue, the YAML writer), and every module loaded is source that
+ * Node reads and compiles before the command can start (P7, docs/performance.md).
  */
-export function buildProgram(): Command {
+export const COMMAND_MODULES: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ['worker', async () => (await import('./commands/worker.js')).registerWorkerCommand],
+  ['run', async () => (await import('./commands/run.js')).registerRunCommand],
+  ['status', async () => (await import('./commands/status.js')).registerStatusCommand],
+  ['history', async () => (await import('./commands/history.js')).registerHistoryCommands],
+  ['invoices', async () => (await import('./commands/history.js')).registerHistoryCommands],
+  ['replay', async () => (await import('./commands/replay.js')).registerReplayCommand],
+  ['silence', async () => (await import('./commands/silence.js')).registerSilenceCommands],
+  ['notify', async () => (await import('./commands/notify.js')).registerNotifyCommands],
+  ['config', async () => (await import('./commands/config-check.js')).registerConfigCommands],
+  ['demo', async () => (await import('./commands/demo.js')).registerDemoCommand],
+  ['sandbox', async () => (await import('./commands/sandbox.js')).registerSandboxCommand],
+  ['api', async () => (await import('./commands/api.js')).registerApiCommand],
+  ['version', async () => (await import('./commands/version.js')).registerVersionCommand],
+];
+
+/**
+ * The command an argument list names: its first word that is not an option or the value of
+ * `-c`/`--config` (the program's one option that takes a value). Undefined: none (`thm`,
+ * `thm --help`, `thm --version`).
+ */
+export function namedCommand(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '-c' || arg === '--config') i += 1;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The `thm` command line, with the command `argv` names registered, or every command when it
+ * names none of them (help, a misspelt command, which commander then suggests the right one
+ * for). Each command group lives in a file under commands/ and registers itself here. Expected
+ * errors (ThmError) print one line and exit 1 or 2; anything else is a bug and prints its stack.
+ */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('thm')
     .description(
       'Traffic Health Monitor: watches tracking domains for ISP traffic drops and e-mails what changed.',
@@ -30,18 +59,11 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
-  registerWorkerCommand(program);
-  registerRunCommand(program);
-  registerStatusCommand(program);
-  registerHistoryCommands(program);
-  registerReplayCommand(program);
-  registerSilenceCommands(program);
-  registerNotifyCommands(program);
-  registerConfigCommands(program);
-  registerDemoCommand(program);
-  registerSandboxCommand(program);
-  registerApiCommand(program);
-  registerVersionCommand(program);
+  const name = namedCommand(argv);
+  const named = COMMAND_MODULES.find(([command]) => command === name);
+  const loaders = named ? [named[1]] : COMMAND_MODULES.map(([, load]) => load);
+  const registers = await Promise.all(loaders.map((load) => load()));
+  for (const register of new Set(registers)) register(program);
   program.addHelpText(
     'after',
     [
@@ -63,8 +85,8 @@ export function buildProgram(): Command {
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv, { from: 'user' });
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {

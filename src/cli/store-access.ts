@@ -39,8 +39,11 @@ export async function withStore<T>(
   });
   const reach = watchReach(redis, describeRedis(config.redis));
   try {
-    await reach.ready(CLI_CONNECT_TIMEOUT_MS);
-    const { RedisStore } = await import('../store/redis-store.js');
+    // The store's code loads while the connection is made.
+    const [{ RedisStore }] = await Promise.all([
+      import('../store/redis-store.js'),
+      reach.ready(CLI_CONNECT_TIMEOUT_MS),
+    ]);
     return await work(new RedisStore(redis, config.redis.prefix), redis);
   } catch (error) {
     throw reach.explain(error);

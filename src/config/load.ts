@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { loadYaml } from '../cjs-packages.js';
 import { ConfigError } from '../errors.js';
 import type { ChannelType, NotificationKind } from '../notification-names.js';
 import {
@@ -127,7 +127,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 
 export function parseConfigText(text: string, file: string): unknown {
   try {
-    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    return file.endsWith('.json') ? JSON.parse(text) : loadYaml().parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     throw new ConfigError(

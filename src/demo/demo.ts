@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
+import { loadYaml } from '../cjs-packages.js';
 import { parseConfig, type Config } from '../config/load.js';
 import { redactUrl } from '../config/secret.js';
-import { stringify as toYaml } from 'yaml';
 import { ThmError, UsageError } from '../errors.js';
 import { describeDrops } from '../jobs/drop-summary.js';
 import { enqueueManualRun, waitForJob } from '../jobs/enqueue.js';
@@ -91,7 +91,7 @@ function writeExploreConfig(config: Config, sandbox: Sandbox, fromEnv: boolean):
   const file = path.join(dir, 'thm.yaml');
   writeFileSync(
     file,
-    `# Written by thm demo --keep: explore what the demo did (README "Try it").\n${toYaml(doc)}`,
+    `# Written by thm demo --keep: explore what the demo did (README "Try it").\n${loadYaml().stringify(doc)}`,
   );
   return file;
 }

@@ -283,23 +283,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const noise: DropNoise = { extra: variation, share7: 1, share14: 1 };
   const runDay = { yesterday: 0, d7: 0, d14: 0 };
   const measure = emptyMeasure();
-  // Already active: an ISP's own decline, told before; not part of today's common move.
-  const alone = (index: number): boolean => {
-    const entry = listed[index]!;
-    return (
-      listedSlots[index]!.prev === undefined &&
-      measureEntryInto(measure, entry, settings, onItsOwn, input.rule).alertable
-    );
-  };
-  // Not active, and down beyond SHOWN_Z on its own: a part of a network's dip that day 30 back
-  // hides.
+  // Not active (an active pair is an ISP's own decline, told before, not part of today's common
+  // move), and down beyond SHOWN_Z on its own: a part of a domain's or the network's dip that
+  // day 30 back hides.
   const shows = (index: number): boolean => {
     if (listedSlots[index]!.prev !== undefined) return false;
     const own = measureEntryInto(measure, listed[index]!, settings, onItsOwn, input.rule);
     return own.significance >= SHOWN_Z && own.dropPercent >= settings.minDropPercent;
   };
   const known = updateKnown(learned?.known, listed, hashes, asOf);
-  const moves = commonMoves(known, listed, hashes, variation, asOf, alone, shows);
+  const day30 = new Day30Evidence(settings.minBaselineClicks);
+  for (const entry of listed) day30.add(entry);
+  const day30Share = day30.share();
+  const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter());
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];
@@ -317,7 +313,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const reported = new Map<number, Map<IsoDate, number>>();
   const runs: WatchedRun[] = [];
   const runsStarted: IspTrend[] = [];
-  const day30 = new Day30Evidence(settings.minBaselineClicks);
 
   /**
    * What a pair's step changes besides its result object: the history, the counts, the
@@ -362,7 +357,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const isp = entry.isp;
     const domainUrl = entry.relationship.url;
     domains.listed(domainId, domainUrl);
-    day30.add(entry);
     let tally = domainClicks.get(domainId);
     if (tally === undefined) {
       tally = { url: domainUrl, clicksLost: 0, baselineClicks: 0 };
@@ -462,7 +456,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     pairs.push(pair);
   }
 
-  const day30Share = day30.share();
   for (const slot of historySlots) {
     if (slot.listed) continue;
     const prev = slot.prev!;

@@ -19,14 +19,16 @@ import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from
 export const EMAILED_DROP_CLASSES: readonly DropClass[] = ['new', 'worse', 'reminder'];
 
 /**
- * An active drop is told again as worse when it turned critical and kept at most this share of
- * what it still had when last e-mailed: a dip that became an outage, not a dip measured a
- * little deeper (a holiday on top of a campaign's end).
+ * An active drop is told again as worse when it turned critical (it was e-mailed as a warning)
+ * and kept at most this share of what it still had when last e-mailed: a dip that became an
+ * outage, not a dip measured a little deeper (a holiday on top of a campaign's end), nor an
+ * outage measured at 98% a day after 96%.
  */
 export const WORSE_KEPT_SHARE = 0.5;
 
 function isWorse(dropPercent: number, notifiedDropPercent: number, settings: Thresholds): boolean {
   return (
+    severityOf(notifiedDropPercent, settings) !== 'critical' &&
     severityOf(dropPercent, settings) === 'critical' &&
     100 - dropPercent <= (100 - notifiedDropPercent) * WORSE_KEPT_SHARE
   );

@@ -1,6 +1,5 @@
 import type { IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
-import { HEADLINE_MIN_ISPS } from './rollup.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
 
 /**
@@ -14,10 +13,12 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  *
  * Day 30 back is a different weekday: when it was a quieter one (a weekend behind a Monday) a
  * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday.
- * A domain moved as well when at least HEADLINE_MIN_ISPS of its ISPs not reported before are
- * down beyond noise each on its own, together (chance alone seldom does that to one): its move
- * is then the median of its listed ISPs. The network moved when most of its domains did, by
- * the median of its domains' moves (a domain that did not move counting as above).
+ * On such a day a domain moved as well when at least SHOWN_MIN_ISPS of its ISPs not reported
+ * before are down beyond SHOWN_Z each on its own, together (chance alone seldom does that to
+ * one): its move is then the median of its listed ISPs. (On other days those are declines of
+ * their own that met: the list would have shown the domain whole.) The network moved when most of its domains did, by
+ * the median of its domains' moves (a domain that did not move counting as above, one that
+ * shows a dip in part by the median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
  */
 
@@ -71,8 +72,7 @@ interface Point {
   /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
   noise: number;
   weight: number;
-  alone: boolean;
-  /** Not reported before and down beyond SHOWN_Z on its own (weaker evidence than alone). */
+  /** Not reported before and down beyond SHOWN_Z on its own. */
   shows: boolean;
 }
 
@@ -89,15 +89,17 @@ export function commonMoves(
   variation: Variation,
   asOf: IsoDate,
   /**
-   * Whether `listed[index]` is not active and alertable on its own clicks (the learned
-   * variation, no common move): asked only of a domain's sampled known ISPs.
+   * Whether `listed[index]` is not active and down beyond SHOWN_Z on its own clicks (the learned
+   * variation, no common move): what a domain's or the network's dip shows on a day day 30 back
+   * hides most of it. Asked only of a domain's sampled known ISPs.
    */
-  alone: (index: number) => boolean,
+  shows: (index: number) => boolean,
   /**
-   * Whether `listed[index]` is not active and down beyond SHOWN_Z on its own: what a network's
-   * dip shows on a day day 30 back hides most of it (absent: `alone`).
+   * Whether today's day 30 back was a quieter day than yesterday's weekday, or the list does
+   * not show it (Day30Evidence.quieter, hold.ts): a day it can hide most of a domain's or the
+   * network's dip.
    */
-  shows: (index: number) => boolean = alone,
+  day30Quieter = false,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
@@ -117,7 +119,6 @@ export function commonMoves(
       log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
       noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
       weight: 2 ** slot.domain.level,
-      alone: alone(index),
       shows: shows(index),
     });
   }
@@ -129,6 +130,8 @@ export function commonMoves(
   const showing: Point[][] = [];
   /** How many of them show it in part only (not most of their known ISPs listed). */
   let inPart = 0;
+  /** Beside domains seen whole: what the domains not seen whole show of a hidden dip. */
+  const beside = { whole: [] as Point[][], domains: [] as Point[][], deepestWhole: 0 };
   let knownWeight = 0;
   let listedWeight = 0;
   for (const [domainId, { domain, points }] of byDomain) {
@@ -138,16 +141,25 @@ export function commonMoves(
     const known = sample * weight;
     knownWeight += known;
     listedWeight += points.length * weight;
-    const move = censoredMove(points, known, sample) ?? partialMove(points, weight, known);
+    const move =
+      censoredMove(points, known, sample) ??
+      (day30Quieter ? partialMove(points, weight, known) : undefined);
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
       if (move === undefined || move.partial === true) inPart++;
     }
+    if (move !== undefined && move.partial !== true) {
+      beside.whole.push(points);
+      beside.deepestWhole = Math.min(beside.deepestWhole, move.log7);
+    } else if (shownCount(points) > 0) {
+      beside.domains.push(points);
+    }
+    const shownMove = move ?? (showsDip(points) ? listedMove(points, weight, known) : undefined);
     ofNetwork.push(
-      move === undefined
+      shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
-        : { weight: known, log7: move.log7, log14: move.log14, se: move.se },
+        : { weight: known, log7: shownMove.log7, log14: shownMove.log14, se: shownMove.se },
     );
     const listing: DomainListing = { listed: points.length * weight, known };
     if (points.length > 0) {
@@ -175,12 +187,19 @@ export function commonMoves(
       };
     }
   }
-  if (moves.network === undefined) {
-    const hidden =
-      inPart >= 2
-        ? hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight)
-        : undefined;
-    if (hidden !== undefined) moves.network = hidden;
+  if (moves.network === undefined && inPart >= 2) {
+    moves.network = hiddenNetworkMove(showing, ofNetwork.length, listedWeight, knownWeight);
+  }
+  if (moves.network === undefined && day30Quieter && beside.whole.length > 0) {
+    const alike = besideWhole(beside);
+    if (alike !== undefined) {
+      moves.network = hiddenNetworkMove(
+        [...beside.whole, ...alike],
+        ofNetwork.length,
+        listedWeight,
+        knownWeight,
+      );
+    }
   }
   return moves;
 }
@@ -190,9 +209,30 @@ export function commonMoves(
  * before, are down beyond SHOWN_Z each on its own.
  */
 function showsDip(points: readonly Point[]): boolean {
+  return shownCount(points) >= SHOWN_MIN_ISPS;
+}
+
+function shownCount(points: readonly Point[]): number {
   let shown = 0;
   for (const p of points) if (p.shows) shown++;
-  return shown >= SHOWN_MIN_ISPS;
+  return shown;
+}
+
+/**
+ * Beside the domains seen whole on a day day 30 back was quieter: the domains not seen whole
+ * whose listed ISPs are at least as deep as every domain seen whole moved (a network's dip
+ * lowers every domain alike, and the list shows only the deepest ISPs of a domain it hides; a
+ * domain's own event, an outage or a campaign's end, is deeper than what chance lists in
+ * another). They show the same dip when together they list SHOWN_MIN_ISPS ISPs down beyond
+ * SHOWN_Z; undefined when they do not.
+ */
+function besideWhole(beside: { domains: Point[][]; deepestWhole: number }): Point[][] | undefined {
+  const alike = beside.domains.filter(
+    (points) => medianOf(points.map((p) => p.log7)) <= beside.deepestWhole,
+  );
+  let shown = 0;
+  for (const points of alike) shown += shownCount(points);
+  return shown >= SHOWN_MIN_ISPS ? alike : undefined;
 }
 
 /** A domain shows the network's dip in part with this many ISPs ... */
@@ -234,17 +274,19 @@ function hiddenNetworkMove(
 }
 
 /**
- * A domain listed in part whose listed ISPs are down on their own together (see the module's
- * comment): the median of its listed ISPs; undefined when it is not.
+ * A domain listed in part on a day day 30 back was quieter, whose listed ISPs show a dip
+ * together (showsDip; see the module's comment): the median of its listed ISPs; undefined when
+ * they do not.
  */
 function partialMove(
   points: readonly Point[],
   weight: number,
   known: number,
 ): CommonMove | undefined {
-  let alone = 0;
-  for (const p of points) if (p.alone) alone++;
-  if (alone < HEADLINE_MIN_ISPS) return undefined;
+  return showsDip(points) ? listedMove(points, weight, known) : undefined;
+}
+
+function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {
   let noise = 0;
   for (const p of points) noise += p.noise;
   return {

@@ -29,6 +29,11 @@ export const HOLD_UNLISTED_MIN_DAYS = 3;
 export const HOLD_MAX_GAP_DAYS = 2;
 /** Day 30 back is measured over at least this many listed pairs with a baseline (fewer show nothing). */
 export const DAY30_MIN_PAIRS = 3;
+/**
+ * Day 30 back at less than this share of yesterday's weekday was a quieter day (a weekend
+ * behind a Monday or a Tuesday): Wednesday to Friday read 0.98-1.09 (docs/alert-quality.md).
+ */
+export const DAY30_QUIETER_SHARE = 0.95;
 
 /**
  * What today's list says about its comparison day 30 back: summed over the listed pairs whose
@@ -57,6 +62,15 @@ export class Day30Evidence {
    */
   share(): number | undefined {
     return this.pairs >= DAY30_MIN_PAIRS ? this.d30 / this.sameWeekday : undefined;
+  }
+
+  /**
+   * Whether day 30 back could hide a dip from today's list: it was a quieter day (its share
+   * under DAY30_QUIETER_SHARE), or the list shows too few pairs to tell.
+   */
+  quieter(): boolean {
+    const share = this.share();
+    return share === undefined || share < DAY30_QUIETER_SHARE;
   }
 }
 

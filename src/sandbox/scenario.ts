@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { loadYaml } from '../cjs-packages.js';
 import { ConfigError } from '../errors.js';
 import { invoiceSummarySchema } from '../api/schemas.js';
 import { formatPath } from '../api/validate.js';
@@ -293,7 +293,7 @@ export function loadScenarioFile(file: string): ParsedScenario {
   }
   let raw: unknown;
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = file.endsWith('.json') ? JSON.parse(text) : loadYaml().parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new ConfigError(

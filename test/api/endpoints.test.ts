@@ -6,7 +6,7 @@ import {
   RequestValidationError,
 } from '../../src/api/resources/index.js';
 import { parseIspTrendsResponse } from '../../src/api/validate.js';
-import { buildEntry } from '../../src/sandbox/trends.js';
+import { sampleTrendsEntry } from '../harness/api.js';
 
 describe('findEndpoint: the spec summary table by method and path', () => {
   it.each([
@@ -73,15 +73,7 @@ describe('findEndpoint: the spec summary table by method and path', () => {
 });
 
 describe('the isptrends endpoint of thm api', () => {
-  const entry = () =>
-    buildEntry(7, {
-      domainId: 12,
-      url: 'https://trk12.example.com',
-      isp: 'Comcast',
-      clicks: [100, 400, 390, 410],
-      conversions: [2, 10, 9, 11],
-      revenue: [9, 45, 40.5, 49.5],
-    });
+  const entry = sampleTrendsEntry;
 
   it('checks every documented field and prints the answer whole, unlike a run', () => {
     const trends = findEndpoint('GET', '/networks/traffic/isptrends')!;

@@ -11,17 +11,9 @@ import {
   parseIspTrendsResponse,
   parseWithSchema,
 } from '../../src/api/validate.js';
-import { buildEntry } from '../../src/sandbox/trends.js';
+import { sampleTrendsEntry } from '../harness/api.js';
 
-const valid = () =>
-  buildEntry(7, {
-    domainId: 12,
-    url: 'https://trk12.example.com',
-    isp: 'Comcast',
-    clicks: [100, 400, 390, 410],
-    conversions: [2, 10, 9, 11],
-    revenue: [9, 45, 40.5, 49.5],
-  });
+const valid = sampleTrendsEntry;
 
 /** What zod says about a whole response against every documented field, in the same format. */
 function zodVerdict(body: unknown): string {

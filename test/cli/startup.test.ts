@@ -135,6 +135,18 @@ describe('CLI start-up: what a command loads', () => {
     expect(made(['config', 'check'], berlin)).toBeGreaterThan(0);
   });
 
+  it('a config in JSON is read without the YAML parser; one in YAML loads it, from its bundle', () => {
+    expect(loaded(['status']).packages).not.toContain('yaml');
+    const yamlConfig = path.join(dir, 'thm.yaml');
+    writeFileSync(
+      yamlConfig,
+      'redis: { url: "redis://127.0.0.1:1" }\nnetworks:\n  - { id: acme, baseUrl: "https://api.acme.example", apiKeyEnv: ACME_KEY, recipients: [ops@acme.example] }\n',
+    );
+    const { vendor, modules } = loaded(['status', '--config', yamlConfig]);
+    expect(vendor).toContain('yaml');
+    expect(modules).not.toContain('yaml');
+  });
+
   it("thm run requires BullMQ and ioredis from the CLI's own bundles of them, not node_modules", () => {
     // Redis at 127.0.0.1:1 refuses: the command fails after loading both.
     const { modules, vendor } = loaded(['run', 'traffic-check', '--network', 'acme']);

@@ -150,6 +150,13 @@ describe('common drops: most of a domain, or of the network, down together', () 
     expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], ['worse']]);
   });
 
+  it('an outage measured deeper the next day is not worse: it was told critical', () => {
+    // 95% down, then 98%: it kept under half of what it had, but it was an outage already.
+    const results = days([down(2, 25, 0.05), down(2, 25, 0.02)]);
+    expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], []]);
+    expect(results[1]!.drops?.[0]?.class).toBe('ongoing');
+  });
+
   it('a silence of the whole domain silences its drop', () => {
     const silence: Silence = {
       id: 's1',

@@ -31,17 +31,17 @@ function knownFor(domainId: number, count: number, asOf = DAY): KnownDomain {
   };
 }
 
-type Listed = IspTrend & { alone: boolean };
+type Listed = IspTrend & { shows: boolean };
 const listed = (
   domainId: number,
   from: number,
   to: number,
   ratio: number,
-  alone = false,
+  shows = false,
 ): Listed[] =>
   Array.from({ length: to - from }, (_, k) => ({
     ...entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * ratio) }),
-    alone,
+    shows,
   }));
 /** A listed pair with its comparison days (7 and 14 back) at `size`. */
 const sized = (domainId: number, name: string, size: number): IspTrend =>
@@ -93,8 +93,16 @@ describe('updateKnown: the ISPs each domain has shown', () => {
 });
 
 /** As a run measures it: the memory is brought up to today's list first (updateKnown). */
-const movesOf = (known: KnownDomain[], today: Listed[]) =>
-  commonMoves(update(known, today), today, ispHashes(today), CHANCE, DAY, (i) => today[i]!.alone);
+const movesOf = (known: KnownDomain[], today: Listed[], day30Quieter = false) =>
+  commonMoves(
+    update(known, today),
+    today,
+    ispHashes(today),
+    CHANCE,
+    DAY,
+    (i) => today[i]!.shows,
+    day30Quieter,
+  );
 
 describe('commonMoves: a domain or the network down together', () => {
   it('most of a domain listed: the median of its known ISPs, unlisted ones counted as above', () => {
@@ -111,11 +119,13 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(moves.listings.get(1)?.listed).toBe(15);
   });
 
-  it('listed in part, three or more of its ISPs down on their own: a partial move', () => {
-    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true));
+  it('listed in part on a day day 30 back was quieter, SHOWN_MIN_ISPS of its ISPs down beyond SHOWN_Z: a partial move', () => {
+    const moves = movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), true);
     expect(moves.domains.get(1)?.partial).toBe(true);
     // Two are not enough.
-    expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true)).domains.size).toBe(0);
+    expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true), true).domains.size).toBe(0);
+    // On another day the list would have shown the domain whole: declines of their own.
+    expect(movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), false).domains.size).toBe(0);
   });
 
   it('a domain with fewer than MIN_KNOWN_ISPS known ISPs does not move as a whole', () => {
@@ -132,20 +142,38 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesOf(known, listed(1, 0, 25, 0.7)).network).toBeUndefined();
   });
 
+  it("a domain showing the dip in part counts in the network's median by its listed ISPs", () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const today = [
+      ...listed(1, 0, 25, 0.85),
+      ...listed(2, 0, 25, 0.5),
+      ...listed(3, 0, 10, 0.45, true),
+    ];
+    const moves = commonMoves(
+      update(known, today),
+      today,
+      ispHashes(today),
+      CHANCE,
+      DAY,
+      (i) => today[i]!.shows,
+    );
+    // Not the 15% of the shallower domain, as when the third counted as not moved at all.
+    expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeCloseTo(Math.log(500.5 / 1000.5), 9);
+    expect(moves.domains.has(3)).toBe(false);
+  });
+
   it('day 30 back hiding most of a dip: two domains showing it in part are the network', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
     // A third of two domains listed at -35%, each down beyond 2 sd (shows), none alertable.
-    type Shown = Listed & { shows: boolean };
-    const shown = (domainId: number, n: number): Shown[] =>
-      listed(domainId, 0, n, 0.65).map((e) => ({ ...e, shows: true }));
-    const movesWith = (today: Shown[]) =>
+    const shown = (domainId: number, n: number): Listed[] => listed(domainId, 0, n, 0.65, true);
+    const movesWith = (today: Listed[]) =>
       commonMoves(
         update(known, today),
         today,
         ispHashes(today),
         CHANCE,
         DAY,
-        (i) => today[i]!.alone,
         (i) => today[i]!.shows,
       );
     const moves = movesWith([...shown(1, 10), ...shown(2, 10)]);
@@ -156,7 +184,44 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesWith(shown(1, 10)).network).toBeUndefined();
     expect(movesWith([...shown(1, 10), ...shown(2, SHOWN_MIN_ISPS - 1)]).network).toBeUndefined();
     // A domain whose move is seen whole and one showing a dip in part: not a hidden dip.
-    const whole = listed(3, 0, 25, 0.6).map((e) => ({ ...e, shows: true }));
+    const whole = listed(3, 0, 25, 0.6, true);
     expect(movesWith([...whole, ...shown(1, 10)]).network).toBeUndefined();
+  });
+
+  it('day 30 back quieter: a domain seen whole beside others showing the dip together, as deep, is the network', () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const shown = (domainId: number, n: number, ratio: number) =>
+      listed(domainId, 0, n, ratio, true);
+    const movesWith = (today: Listed[], day30Quieter: boolean) =>
+      commonMoves(
+        update(known, today),
+        today,
+        ispHashes(today),
+        CHANCE,
+        DAY,
+        (i) => today[i]!.shows,
+        day30Quieter,
+      );
+    // A holiday on a Monday: the domain with busy weekends listed whole at -30%; of the others,
+    // their quieter Saturday (day 30 back) hides all but the deepest ISPs: 2 of one at -35%,
+    // 1 of another at -40%, too few for a move of either (SHOWN_MIN_ISPS).
+    const others = [...shown(1, 2, 0.65), ...shown(2, 1, 0.6)];
+    const holiday = [...shown(3, 25, 0.7), ...others];
+    const moves = movesWith(holiday, true);
+    expect(moves.domains.size).toBe(1);
+    expect(moves.network).toMatchObject({ partial: true, domainsMoved: 3, domainsKnown: 3 });
+    expect(moves.network?.log7).toBeLessThan(Math.log(0.75));
+    // On a day day 30 back is not quieter, the list would have shown the others whole.
+    expect(movesWith(holiday, false).network).toBeUndefined();
+    // A domain moved deeper than the others' listed ISPs is its own event: a campaign's end
+    // at -40%, an outage.
+    expect(movesWith([...shown(3, 25, 0.6), ...others], true).network).toBeUndefined();
+    expect(movesWith([...shown(3, 30, 0.02), ...others], true).network).toBeUndefined();
+    // Alone, or with 2 ISPs shown beside it: that domain's affair.
+    expect(movesWith(shown(3, 25, 0.7), true).network).toBeUndefined();
+    expect(movesWith([...shown(3, 25, 0.7), ...shown(1, 2, 0.65)], true).network).toBeUndefined();
+    // An ISP listed shallower than the whole domain's move does not count.
+    const shallower = [...shown(3, 25, 0.7), ...shown(1, 2, 0.65), ...shown(2, 1, 0.8)];
+    expect(movesWith(shallower, true).network).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
 import {
   Day30Evidence,
+  DAY30_QUIETER_SHARE,
   holdsListed,
   holdsUnlisted,
   keepsRunUnlisted,
@@ -76,6 +77,21 @@ describe('Day30Evidence: day 30 back as a share of yesterday’s weekday, from t
     const got = share(entries, floor);
     if (expected === undefined) expect(got).toBeUndefined();
     else expect(got).toBeCloseTo(expected, 12);
+  });
+
+  it('quieter: under DAY30_QUIETER_SHARE, or too few pairs to tell', () => {
+    const quieter = (d30: number, pairs = 3) => {
+      const day30 = new Day30Evidence(SETTINGS.minBaselineClicks);
+      for (let i = 0; i < pairs; i++) day30.add(listed(`isp ${i}`, 1000, d30));
+      return day30.quieter();
+    };
+    expect(quieter(700)).toBe(true);
+    expect(quieter(1000 * DAY30_QUIETER_SHARE - 1)).toBe(true);
+    // A Wednesday's day 30 back (a Friday) at 97%: not a quieter day.
+    expect(quieter(1000 * DAY30_QUIETER_SHARE)).toBe(false);
+    expect(quieter(970)).toBe(false);
+    expect(quieter(1300)).toBe(false);
+    expect(quieter(1300, 2)).toBe(true);
   });
 });
 

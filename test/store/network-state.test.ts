@@ -119,6 +119,22 @@ describe('network state: load and commit', () => {
       name: 'StoredStateError',
       field: FIELD.learned,
     });
+    // Status's read (networkNow) checks it as a run reads it: the part it shows and the rest.
+    await expect(store.networkNow('acme', 'UTC', NOW)).rejects.toMatchObject({
+      name: 'StoredStateError',
+      field: FIELD.learned,
+      message: expect.stringContaining('learned variation is invalid at known'),
+    });
+    const spread = ['0.1', ...learned.variation!.spread.slice(1)];
+    await db.redis.hset(
+      key,
+      FIELD.learned,
+      JSON.stringify({ ...learned, variation: { ...learned.variation, spread } }),
+    );
+    await expect(store.networkNow('acme', 'UTC', NOW)).rejects.toMatchObject({
+      field: FIELD.learned,
+      message: expect.stringContaining('learned variation is invalid at variation.spread.0'),
+    });
   });
 
   it('reads the history and runs an earlier version wrote as JSON; the next commit writes them in binary', async () => {

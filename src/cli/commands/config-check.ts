@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { stringify as toYaml } from 'yaml';
+import { loadYaml } from '../../cjs-packages.js';
 import { checkConfig } from '../../config/check.js';
 import { redactedConfig } from '../../config/load.js';
 import type { AccessCheck } from '../../api/access-check.js';
@@ -72,7 +72,7 @@ export function registerConfigCommands(program: Command): void {
       printLine(
         `# ${effective.source}: OK (${plural(effective.networks.length, 'network')}, ${keys}${warnings.length > 0 ? `, ${plural(warnings.length, 'warning')}` : ''})`,
       );
-      process.stdout.write(toYaml(doc));
+      process.stdout.write(loadYaml().stringify(doc));
       if (online) writeLines(onlineTable(online).map((line) => `# ${line}`.trimEnd()));
       if (failed)
         process.stderr.write(

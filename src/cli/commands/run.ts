@@ -158,17 +158,13 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
   // One budget for the whole command, the wait for Redis included.
   const timeoutMs = (options.timeout ?? 120) * 1000;
   const deadline = Date.now() + timeoutMs;
-  // BullMQ and ioredis load here, not with the CLI: every command starts without the modules
-  // it does not use.
-  const [{ loadBullmq }, { connectRedis, describeRedis }, reaching, { RedisStore }] =
-    await Promise.all([
-      import('../../cjs-packages.js'),
-      import('../../redis/connection.js'),
-      import('../../redis/reach.js'),
-      import('../../store/redis-store.js'),
-    ]);
-  const { Queue, QueueEvents } = loadBullmq();
   const networks = selectNetworks(config, options);
+  // BullMQ and ioredis load here, not with the CLI: every command starts without the modules
+  // it does not use. ioredis first, to connect; BullMQ and the store below, while it does.
+  const [{ connectRedis, describeRedis }, reaching] = await Promise.all([
+    import('../../redis/connection.js'),
+    import('../../redis/reach.js'),
+  ]);
   // Without --wait it fails fast (a person at a terminal wants to know now that Redis is not
   // there). With --wait it keeps trying until its --timeout: to connect at first, and once the
   // jobs are enqueued through a Redis restart or failover while they run, which is waited out,
@@ -216,6 +212,12 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         process.stderr.write(`thm: ${where} answers again\n`);
       });
     }
+    // Loaded while the connections are made (the socket's handshake goes on meanwhile).
+    const [{ loadBullmq }, { RedisStore }] = await Promise.all([
+      import('../../cjs-packages.js'),
+      import('../../store/redis-store.js'),
+    ]);
+    const { Queue, QueueEvents } = loadBullmq();
     if (options.wait)
       await reach.ready(Math.max(0, deadline - Date.now()), `${timeoutMs / 1000} s`);
     else await reach.ready(CLI_CONNECT_TIMEOUT_MS);
@@ -230,9 +232,12 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
         })
       : undefined;
     const store = new RedisStore(redis, config.redis.prefix);
-    // Before anything is enqueued: a refused --date enqueues nothing, for any network.
-    if (options.date) await checkRequestedAsOf(store, kind, networks, options.date);
-    await events?.waitUntilReady();
+    // Before anything is enqueued: a refused --date enqueues nothing, for any network. The
+    // events' stream gets ready meanwhile.
+    await Promise.all([
+      options.date ? checkRequestedAsOf(store, kind, networks, options.date) : undefined,
+      events?.waitUntilReady(),
+    ]);
     const jobs: Array<{ network: NetworkConfig } & EnqueuedRun> = [];
     for (const network of networks) {
       const enqueued = await enqueueManualRun(queue, {

@@ -228,11 +228,21 @@ export async function collectStatus(
       missingSchedulers: coverage.missing.filter((m) => ids.includes(m.id)).map((m) => m.id),
     };
   };
-  const networks = await Promise.all(
-    config.networks.map((n) =>
-      networkStatusOrUnreadable(store, schedulers, n, now, scheduled.get(n.id), holding(n)),
+  // The networks' reads and the rest go out together (the connection pipelines them).
+  const [networks, [queues, byChannel, failed, configReloadFailures, redis]] = await Promise.all([
+    Promise.all(
+      config.networks.map((n) =>
+        networkStatusOrUnreadable(store, schedulers, n, now, scheduled.get(n.id), holding(n)),
+      ),
     ),
-  );
+    Promise.all([
+      readJobCounts(connection, prefix, [CHECKS_QUEUE, MAIL_QUEUE, CHANNELS_QUEUE]),
+      store.outboxCountsByChannel(),
+      store.failedNotifications(),
+      store.reloadFailures(),
+      checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
+    ]),
+  ]);
   const workers: WorkerStatus[] = adverts.map((a) => ({
     instance: a.instance,
     version: a.version,
@@ -241,13 +251,6 @@ export async function collectStatus(
     configAt: a.configAt,
     schedulers: Object.keys(a.schedulers).length,
   }));
-  const [queues, byChannel, failed, configReloadFailures, redis] = await Promise.all([
-    readJobCounts(connection, prefix, [CHECKS_QUEUE, MAIL_QUEUE, CHANNELS_QUEUE]),
-    store.outboxCountsByChannel(),
-    store.failedNotifications(),
-    store.reloadFailures(),
-    checkRedisRole(connection, store.keys.networks, config.redis.confirm.replicas),
-  ]);
   const failedNotifications = failed.map((e) => ({
     id: e.notification.id,
     networkId: e.notification.networkId,
