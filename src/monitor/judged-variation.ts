@@ -14,8 +14,9 @@ import {
  * docs/alert-quality.md has the measurement.
  *
  * The learned variation is an estimate, and early on it rests on few pairs: a network's first
- * Saturday lists 30-40 pairs while its estimate still reads half its true variance, and a drop
- * that is ordinary for the network passes as 4 standard deviations. Judging a drop against an
+ * Saturday lists 30-40 pairs while its estimate may still read half its true variance (two
+ * thirds on average in the simulation's first week), and a drop that is ordinary for the
+ * network passes as 4 standard deviations. Judging a drop against an
  * estimate as if it were the truth understates how often such a drop happens by chance; the
  * honest figure is the chance of the drop averaged over every variation the days seen so far
  * leave plausible (the predictive distribution: with an estimate from n comparisons of one
