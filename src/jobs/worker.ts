@@ -241,6 +241,12 @@ async function startProcessing(
   mailWorker.on('error', onError(MAIL_QUEUE));
   channelsWorker.on('error', onError(CHANNELS_QUEUE));
   for (const queue of queues) queue.on('error', onError(queue.name));
+  // BullMQ finishes setting up each connection (a version check) in the background: a worker
+  // that says it started is ready, and a connection that ends after that finds none of it in
+  // flight (its rejection would reach no handler).
+  await Promise.all(
+    [...queues, checksWorker, mailWorker, channelsWorker].map((q) => q.waitUntilReady()),
+  );
   // A deliver job that threw outside the send (Redis unreachable, a bug): its entry stays
   // pending and the next sweep hands it out again; said once here, not lost in silence.
   for (const [queue, worker] of [
