@@ -250,6 +250,10 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
       });
       jobs.push({ network, ...enqueued });
     }
+    // Each network's waiter listens on the events and (BullMQ's waitUntilFinished) on the queue:
+    // Node's bound of 10 listeners is there to find leaks, not to refuse a fleet's run.
+    queue.setMaxListeners(jobs.length + 10);
+    events?.setMaxListeners(jobs.length + 10);
     const waitMs = Math.max(0, deadline - Date.now());
     const reports: JobReport[] = await Promise.all(
       jobs.map(async ({ network, job, joined }): Promise<JobReport> => {
