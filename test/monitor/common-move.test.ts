@@ -167,15 +167,7 @@ describe('commonMoves: a domain or the network down together', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
     // A third of two domains listed at -35%, each down beyond 2 sd (shows), none alertable.
     const shown = (domainId: number, n: number): Listed[] => listed(domainId, 0, n, 0.65, true);
-    const movesWith = (today: Listed[]) =>
-      commonMoves(
-        update(known, today),
-        today,
-        ispHashes(today),
-        CHANCE,
-        DAY,
-        (i) => today[i]!.shows,
-      );
+    const movesWith = (today: Listed[]) => movesOf(known, today);
     const moves = movesWith([...shown(1, 10), ...shown(2, 10)]);
     expect(moves.domains.size).toBe(0);
     expect(moves.network).toMatchObject({ partial: true, domainsMoved: 2, domainsKnown: 3 });
@@ -193,15 +185,7 @@ describe('commonMoves: a domain or the network down together', () => {
     const shown = (domainId: number, n: number, ratio: number) =>
       listed(domainId, 0, n, ratio, true);
     const movesWith = (today: Listed[], day30Quieter: boolean) =>
-      commonMoves(
-        update(known, today),
-        today,
-        ispHashes(today),
-        CHANCE,
-        DAY,
-        (i) => today[i]!.shows,
-        day30Quieter,
-      );
+      movesOf(known, today, day30Quieter);
     // A holiday on a Monday: the domain with busy weekends listed whole at -30%; of the others,
     // their quieter Saturday (day 30 back) hides all but the deepest ISPs: 2 of one at -35%,
     // 1 of another at -40%, too few for a move of either (SHOWN_MIN_ISPS).
