@@ -149,14 +149,7 @@ describe('commonMoves: a domain or the network down together', () => {
       ...listed(2, 0, 25, 0.5),
       ...listed(3, 0, 10, 0.45, true),
     ];
-    const moves = commonMoves(
-      update(known, today),
-      today,
-      ispHashes(today),
-      CHANCE,
-      DAY,
-      (i) => today[i]!.shows,
-    );
+    const moves = movesOf(known, today);
     // Not the 15% of the shallower domain, as when the third counted as not moved at all.
     expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
     expect(moves.network?.log7).toBeCloseTo(Math.log(500.5 / 1000.5), 9);
