@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 
 /**
- * BullMQ, ioredis, pino and yaml are loaded as CommonJS packages. Imported from an ES module, Node first runs
- * its export lexer over every file they re-export, to find their named exports: more of a
- * `thm status` or `thm run` start than loading them. Required, they load as they are. A later
- * `import` of either
- * gets the same module instance (one CommonJS cache), so classes and `instanceof` agree.
+ * BullMQ, ioredis, pino and yaml are loaded as CommonJS packages. Imported from an ES module,
+ * Node first runs its export lexer over every file they re-export, to find their named exports:
+ * more of a `thm status` or `thm run` start than loading them. Required, they load as they are.
+ * A later `import` of any of them gets the same module instance (one CommonJS cache), so classes
+ * and `instanceof` agree.
  *
  * In the CLI's bundle (dist/cli/, what bin/thm.js runs) BullMQ and ioredis are required from
  * bundles of their own, dist/cli/vendor/bullmq.cjs and ioredis.cjs (scripts/bundle-cli.js says

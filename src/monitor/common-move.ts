@@ -16,9 +16,9 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  * On such a day a domain moved as well when at least SHOWN_MIN_ISPS of its ISPs not reported
  * before are down beyond SHOWN_Z each on its own, together (chance alone seldom does that to
  * one): its move is then the median of its listed ISPs. (On other days those are declines of
- * their own that met: the list would have shown the domain whole.) The network moved when most of its domains did, by
- * the median of its domains' moves (a domain that did not move counting as above, one that
- * shows a dip in part by the median of its listed ISPs).
+ * their own that met: the list would have shown the domain whole.) The network moved when most
+ * of its domains did, by the median of its domains' moves (a domain that did not move counting
+ * as above, one that shows a dip in part by the median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
  */
 

@@ -44,8 +44,8 @@ import { commitScript, deleteNetworkScript } from './scripts.js';
 
 /**
  * A network's state: all of it lives in one hash (layout: store/keys.ts), so a traffic-check
- * costs one HMGET to load and one EVALSHA to commit (at most 10 commands in all, counting those inside
- * the script, however many pairs), and the active pairs are one compact blob
+ * costs one HMGET to load and one EVALSHA to commit (at most 10 commands in all, counting those
+ * inside the script, however many pairs), and the active pairs are one compact blob
  * (store/active-codec.ts). A run loads it, decides, and commits its whole effect in one atomic
  * step, guarded by the revision it loaded.
  */
