@@ -155,7 +155,9 @@ export function commonMoves(
     } else if (shownCount(points) > 0) {
       beside.domains.push(points);
     }
-    const shownMove = move ?? (showsDip(points) ? listedMove(points, weight, known) : undefined);
+    // In the network's median a domain showing the dip in part counts by its listed ISPs on any
+    // day (day 30 back quieter or not).
+    const shownMove = move ?? partialMove(points, weight, known);
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }

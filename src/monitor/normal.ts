@@ -13,7 +13,7 @@ export function normalTail(z: number): number {
 }
 
 /** The complementary error function (Numerical Recipes' erfcc; relative error under 1.2e-7). */
-export function erfc(x: number): number {
+function erfc(x: number): number {
   const z = Math.abs(x);
   const t = 1 / (1 + 0.5 * z);
   const poly =

@@ -1,5 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import { erfc, normalDensity } from './normal.js';
+import { normalDensity, normalTail } from './normal.js';
 import type { LearnedVariation, Variation } from './types.js';
 
 /**
@@ -362,6 +362,6 @@ const SHARE_TABLE = (() => {
 
 /** phi(a) / (1 - Phi(a)): the mean of a standard normal cut off below a. */
 function millsRatio(a: number): number {
-  const tail = 0.5 * erfc(a / Math.SQRT2);
+  const tail = normalTail(a);
   return tail > 1e-300 ? normalDensity(a) / tail : a;
 }
