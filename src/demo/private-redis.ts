@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,15 +27,51 @@ export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;
 }
 
+/**
+ * A loopback port nothing listens on, for a server about to be started. A port the kernel hands
+ * out for port 0 comes from its ephemeral range, from which every outgoing connection takes its
+ * own port too: between this check and the server's bind, any connection of a busy machine can
+ * take it (a cluster node once failed to start so). Below that range only an explicit bind takes
+ * a port, so on Linux the port is drawn from there; elsewhere the kernel picks.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const low = ephemeralRangeStart();
+  if (low !== undefined && low > PORT_FLOOR + 1_000) {
+    for (let tries = 0; tries < 50; tries++) {
+      const port = PORT_FLOOR + Math.floor(Math.random() * (low - PORT_FLOOR));
+      if ((await listenOnce(port)) !== undefined) return port;
+    }
+  }
+  const port = await listenOnce(0);
+  if (port === undefined) throw new Error('no free loopback port');
+  return port;
+}
+
+/** Below this, well-known services' ports are many; above it, few listen. */
+const PORT_FLOOR = 10_000;
+
+/** The first port of Linux's ephemeral range, or undefined where there is none to read. */
+function ephemeralRangeStart(): number | undefined {
+  try {
+    const low = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s/)[0],
+    );
+    return Number.isInteger(low) ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Listens on `port` of 127.0.0.1 and closes again: the port it got, or undefined if taken. */
+function listenOnce(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.on('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const got = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(got));
     });
   });
 }

@@ -106,6 +106,33 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * Spawns a node on ports `argsFor` picks and waits until it answers. A port found free can still
+ * be taken before redis-server binds it (by another test file's server): the node then exits at
+ * once, and starts again on other ports.
+ */
+async function startNode(
+  what: string,
+  dir: string,
+  clients: Redis[],
+  argsFor: (port: number) => Promise<string[]>,
+): Promise<Spawned> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const node = spawnNode(dir, port, await argsFor(port), clients);
+    try {
+      await waitFor(`${what} ${port}`, async () => {
+        if (!node.running()) throw new Error(`redis-server exited: ${node.output()}`);
+        return (await answers(port)) || undefined;
+      });
+      return node;
+    } catch (error) {
+      await node.stop();
+      if (attempt >= 3 || !/Address already in use/.test(node.output())) throw error;
+    }
+  }
+}
+
 const common = [
   '--bind',
   '127.0.0.1',
@@ -204,21 +231,16 @@ function scratch(name: string): {
 
 export async function startCluster(): Promise<TestCluster> {
   const { dir, clients, all: nodes, shutdown } = scratch('cluster');
-  for (let i = 0; i < 6; i++) {
-    const port = await freePort();
-    // The cluster bus listens on a port of its own, by default port + 10,000: a port nobody
-    // checked was free (or above 65,535), and a node that could not bind it never answered (a
-    // full run once failed on it). So the bus gets a free port too.
-    const busPort = await freePort();
-    nodes.push(
-      spawnNode(
-        dir,
-        port,
-        [
+  try {
+    for (let i = 0; i < 6; i++) {
+      nodes.push(
+        await startNode('cluster node', dir, clients, async (port) => [
           '--port',
           String(port),
+          // The cluster bus listens on a port of its own, by default port + 10,000: a port
+          // nobody checked was free (or above 65,535). So the bus gets a free port too.
           '--cluster-port',
-          String(busPort),
+          String(await freePort()),
           '--dir',
           dir,
           '--cluster-enabled',
@@ -230,17 +252,9 @@ export async function startCluster(): Promise<TestCluster> {
           '--cluster-node-timeout',
           '3000',
           ...common,
-        ],
-        clients,
-      ),
-    );
-  }
-  try {
-    for (const n of nodes)
-      await waitFor(`cluster node ${n.port}`, async () => {
-        if (!n.running()) throw new Error(`redis-server exited: ${n.output()}`);
-        return (await answers(n.port)) || undefined;
-      });
+        ]),
+      );
+    }
     const create = spawnSync(
       'redis-cli',
       [
@@ -364,20 +378,23 @@ async function startDataNodes(
   clients: Redis[],
   all: Spawned[],
 ): Promise<{ master: Spawned; replica: Spawned; masterPort: number }> {
-  const [masterPort, replicaPort] = [await freePort(), await freePort()];
-  const dataNode = (port: number, extra: string[]) =>
-    spawnNode(dir, port, ['--port', String(port), '--dir', dir, ...common, ...extra], clients);
-  const master = dataNode(masterPort, []);
+  const dataNode = (what: string, extra: string[]) =>
+    startNode(what, dir, clients, async (port) => [
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      ...common,
+      ...extra,
+    ]);
+  const master = await dataNode('master', []);
   all.push(master);
-  await waitFor('master', async () => (await answers(masterPort)) || undefined);
-  const replica = dataNode(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
+  const masterPort = master.port;
+  const replica = await dataNode('replica', ['--replicaof', '127.0.0.1', String(masterPort)]);
   all.push(replica);
   const replicaClient = replica.client();
   await waitFor('replica in sync', async () =>
-    (await answers(replicaPort)) &&
-    (await replicaClient.info('replication')).includes('master_link_status:up')
-      ? true
-      : undefined,
+    (await replicaClient.info('replication')).includes('master_link_status:up') ? true : undefined,
   );
   return { master, replica, masterPort };
 }
@@ -389,23 +406,24 @@ export async function startSentinels(): Promise<TestSentinels> {
     const { master, replica, masterPort } = await startDataNodes(dir, clients, all);
     const sentinels: Spawned[] = [];
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      const conf = path.join(dir, `sentinel-${port}.conf`);
-      writeFileSync(
-        conf,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-          // Generous on a loaded machine, still a failover within seconds of a kill -9.
-          `sentinel down-after-milliseconds ${name} 3000`,
-          `sentinel failover-timeout ${name} 20000`,
-          `sentinel parallel-syncs ${name} 1`,
-          '',
-        ].join('\n'),
-      );
-      const node = spawnNode(dir, port, [conf, '--sentinel'], clients);
+      const node = await startNode('sentinel', dir, clients, async (port) => {
+        const conf = path.join(dir, `sentinel-${port}.conf`);
+        writeFileSync(
+          conf,
+          [
+            `port ${port}`,
+            'bind 127.0.0.1',
+            `dir ${dir}`,
+            `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+            // Generous on a loaded machine, still a failover within seconds of a kill -9.
+            `sentinel down-after-milliseconds ${name} 3000`,
+            `sentinel failover-timeout ${name} 20000`,
+            `sentinel parallel-syncs ${name} 1`,
+            '',
+          ].join('\n'),
+        );
+        return [conf, '--sentinel'];
+      });
       sentinels.push(node);
       all.push(node);
     }
