@@ -246,7 +246,11 @@ export function dayEstimates(samples: readonly ComparisonDays[], current: Variat
       const d14 = Math.log(p.d14 + 0.5);
       q[i] = d7 - d14;
       chance[i] = 1 / (p.d7 + 0.5) + 1 / (p.d14 + 0.5);
-      excess[i] = (d7 + d14) / 2 - Math.log(p.yesterday + 0.5);
+      // The API lists a pair when yesterday is below each comparison day in whole clicks: a
+      // listed day is at least yesterday + 1, so the cut lies halfway (yesterday + 1 on this
+      // half-click scale). Read at yesterday itself, pairs whose chance is as large as their
+      // variation read 10-25% low, and the fixed point below doubles that.
+      excess[i] = (d7 + d14) / 2 - Math.log(p.yesterday + 1);
     }
     if (n >= SHIFT_GATE_MIN_PAIRS && shiftedDay(q, chance, current)) continue;
     for (let k = 0; k < grid; k++) {
