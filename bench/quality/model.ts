@@ -129,11 +129,20 @@ export const CAMPAIGN_END_DROP = 0.4;
  */
 export const ESCALATION = { minVolume: 500, first: 0.3, second: { min: 0.6, max: 0.9 } } as const;
 
+/**
+ * One network: its pairs, incidents and holidays drawn from `rng`, its extra-Poisson factors
+ * from a source of their own seeded by `noiseSeed` (one per network of every seed: networks
+ * that shared a source would share their domains' and the network's bad days, and the seeds
+ * would not be independent samples of them). The Poisson draws and the escalation are still
+ * seeded by the start day alone (seven sources across every seed), which keeps the `poisson`
+ * level's figures as they were.
+ */
 export function buildNetwork(
   rng: Random,
   name: string,
   withIncidents: boolean,
-  level: VariationLevel = 'poisson',
+  level: VariationLevel,
+  noiseSeed: number,
 ): SimNetwork {
   const pairs: SimPair[] = [];
   for (let d = 0; d < DOMAINS_PER_NETWORK; d++) {
@@ -164,7 +173,7 @@ export function buildNetwork(
   // The world's random parts each from a source of their own, drawn the same way at every
   // level: a seed's networks, incidents and holidays are the same at every level, and its
   // extra-Poisson factors differ only in scale.
-  const noise = dailyFactors(new Random(day0 * 7 + name.length * 131 + 1), pairs, level);
+  const noise = dailyFactors(new Random(noiseSeed), pairs, level);
   const counts = new Random(day0 * 11 + name.length * 131 + 2);
   const clicks = pairs.map((pair, index) => {
     const series: number[] = [];

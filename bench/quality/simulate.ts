@@ -332,7 +332,13 @@ export function seedNetworks(
   const rng = new Random(seed * 7919 + 17);
   const total = options.incidentNetworks + options.quietNetworks;
   return Array.from({ length: total }, (_, n) =>
-    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks, options.level),
+    buildNetwork(
+      rng,
+      `net${n + 1}`,
+      n < options.incidentNetworks,
+      options.level ?? 'poisson',
+      seed * 7919 + 101 * (n + 1),
+    ),
   );
 }
 
