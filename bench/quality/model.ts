@@ -130,19 +130,16 @@ export const CAMPAIGN_END_DROP = 0.4;
 export const ESCALATION = { minVolume: 500, first: 0.3, second: { min: 0.6, max: 0.9 } } as const;
 
 /**
- * One network: its pairs, incidents and holidays drawn from `rng`, its extra-Poisson factors
- * from a source of their own seeded by `noiseSeed` (one per network of every seed: networks
- * that shared a source would share their domains' and the network's bad days, and the seeds
- * would not be independent samples of them). The Poisson draws and the escalation are still
- * seeded by the start day alone (seven sources across every seed), which keeps the `poisson`
- * level's figures as they were.
+ * One network: its pairs, incidents and holidays drawn from `rng`, and each other random part
+ * (the extra-Poisson factors, the Poisson counts, the escalation and its thinning) from a source
+ * of its own split from it. Every network of every seed so has its own: networks that shared a
+ * source would share their bad days, and seeds would not be independent samples of the world.
  */
 export function buildNetwork(
   rng: Random,
   name: string,
   withIncidents: boolean,
   level: VariationLevel,
-  noiseSeed: number,
 ): SimNetwork {
   const pairs: SimPair[] = [];
   for (let d = 0; d < DOMAINS_PER_NETWORK; d++) {
@@ -173,8 +170,13 @@ export function buildNetwork(
   // The world's random parts each from a source of their own, drawn the same way at every
   // level: a seed's networks, incidents and holidays are the same at every level, and its
   // extra-Poisson factors differ only in scale.
-  const noise = dailyFactors(new Random(noiseSeed), pairs, level);
-  const counts = new Random(day0 * 11 + name.length * 131 + 2);
+  const [factors, counts, escalations, thinning] = [
+    rng.split(),
+    rng.split(),
+    rng.split(),
+    rng.split(),
+  ];
+  const noise = dailyFactors(factors, pairs, level);
   const clicks = pairs.map((pair, index) => {
     const series: number[] = [];
     for (let day = -HISTORY_DAYS; day < SIM_DAYS; day++) {
@@ -196,9 +198,9 @@ export function buildNetwork(
   if (withIncidents) {
     // Laid over the clicks with its own random source, so that adding it left every other
     // incident and click of the simulation as it was.
-    const escalation = planEscalation(new Random(day0 * 131 + name.length), pairs, incidents);
+    const escalation = planEscalation(escalations, pairs, incidents);
     const index = pairs.findIndex((p) => p.key === escalation.pairs[0]);
-    thin(new Random(day0 * 137 + 1), clicks[index] as number[], escalation);
+    thin(thinning, clicks[index] as number[], escalation);
     incidents.push(escalation);
   }
   // Holidays last: a pair event of an incident's pair is the incident's, not the holiday's.

@@ -18,6 +18,14 @@ export class Random {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
+  /**
+   * A source of its own, seeded from this one: independent of it and of every other split (the
+   * same seed still gives the same world).
+   */
+  split(): Random {
+    return new Random(Math.floor(this.next() * 4294967296));
+  }
+
   /** An integer in [min, max]. */
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));

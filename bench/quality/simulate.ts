@@ -332,13 +332,7 @@ export function seedNetworks(
   const rng = new Random(seed * 7919 + 17);
   const total = options.incidentNetworks + options.quietNetworks;
   return Array.from({ length: total }, (_, n) =>
-    buildNetwork(
-      rng,
-      `net${n + 1}`,
-      n < options.incidentNetworks,
-      options.level ?? 'poisson',
-      seed * 7919 + 101 * (n + 1),
-    ),
+    buildNetwork(rng, `net${n + 1}`, n < options.incidentNetworks, options.level ?? 'poisson'),
   );
 }
 
