@@ -12,13 +12,14 @@ import type { IspTrend, KnownDomain, Variation } from './types.js';
  * move, not against its clicks alone (monitor/significance.ts).
  *
  * Day 30 back is a different weekday: when it was a quieter one (a weekend behind a Monday) a
- * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday.
- * On such a day a domain moved as well when at least SHOWN_MIN_ISPS of its ISPs not reported
- * before are down beyond SHOWN_Z each on its own, together (chance alone seldom does that to
- * one): its move is then the median of its listed ISPs. (On other days those are declines of
- * their own that met: the list would have shown the domain whole.) The network moved when most
- * of its domains did, by the median of its domains' moves (a domain that did not move counting
- * as above, one that shows a dip in part by the median of its listed ISPs).
+ * lowered domain is listed only in part, the ISPs whose day 30 back was still above yesterday. On
+ * such a day a domain moved as well when at least SHOWN_MIN_ISPS of its ISPs not reported before
+ * are down beyond SHOWN_Z each on its own, together (chance alone seldom does that to one): its
+ * move is then the median of its listed ISPs, as uncertain as one ISP's own variation
+ * (ownPartialMove). (On other days those are declines of their own that met: the list would have
+ * shown the domain whole.) The network moved when most of its domains did, by the median of its
+ * domains' moves (a domain that did not move counting as above, one that shows a dip in part by the
+ * median of its listed ISPs).
  * docs/alert-quality.md has the measurement.
  */
 
@@ -30,7 +31,10 @@ export interface CommonMove {
   /** The move against 7 and 14 days back: ln(yesterday / that day), the median over the ISPs. */
   log7: number;
   log14: number;
-  /** The medians' standard error (log scale): what the pairs' own noise leaves in them. */
+  /**
+   * The medians' standard error (log scale): what the pairs' own noise leaves in them (a
+   * domain's partial move: one pair's own variation as well, ownPartialMove).
+   */
   se: number;
   /** Found from the ISPs down on their own together, most of the domain not being listed. */
   partial?: boolean;
@@ -143,7 +147,7 @@ export function commonMoves(
     listedWeight += points.length * weight;
     const move =
       censoredMove(points, known, sample) ??
-      (day30Quieter ? partialMove(points, weight, known) : undefined);
+      (day30Quieter ? ownPartialMove(points, weight, known, own) : undefined);
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
@@ -157,7 +161,8 @@ export function commonMoves(
     }
     // In the network's median a domain showing the dip in part counts by its listed ISPs on any
     // day (day 30 back quieter or not).
-    const shownMove = move ?? partialMove(points, weight, known);
+    const shownMove =
+      move === undefined || move.partial === true ? partialMove(points, weight, known) : move;
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
@@ -286,6 +291,25 @@ function partialMove(
   known: number,
 ): CommonMove | undefined {
   return showsDip(points) ? listedMove(points, weight, known) : undefined;
+}
+
+/**
+ * A domain's own move found in part (partialMove), judged as what it is: its listed ISPs are in
+ * the list because each one's own variation took it below its day 30 back, so their median is as
+ * uncertain as one ISP's own variation (`own`, log variance), however many of them are listed.
+ * Its se carries that variation besides the median's own: on a quiet day, a domain's bad day
+ * lists its deepest ISPs as a move (5 of 29 listed, their median 54%) that is no move of the
+ * domain (docs/alert-quality.md). The network's median of the domains' moves reads partialMove.
+ */
+function ownPartialMove(
+  points: readonly Point[],
+  weight: number,
+  known: number,
+  own: number,
+): CommonMove | undefined {
+  const move = partialMove(points, weight, known);
+  if (move !== undefined) move.se = Math.sqrt(move.se * move.se + own);
+  return move;
 }
 
 function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
+import { isCommonDrop } from '../../src/monitor/common-drops.js';
 import { commonMoves, SHOWN_MIN_ISPS } from '../../src/monitor/common-move.js';
 import {
   inSample,
@@ -11,7 +12,7 @@ import {
   updateKnown,
 } from '../../src/monitor/known-isps.js';
 import type { IspTrend, KnownDomain, Variation } from '../../src/monitor/types.js';
-import { entry } from './fixtures.js';
+import { SETTINGS, entry } from './fixtures.js';
 
 const DAY = '2026-03-01';
 const CHANCE: Variation = { extra: 0, common: 0, network: 0, days: 30 };
@@ -93,12 +94,17 @@ describe('updateKnown: the ISPs each domain has shown', () => {
 });
 
 /** As a run measures it: the memory is brought up to today's list first (updateKnown). */
-const movesOf = (known: KnownDomain[], today: Listed[], day30Quieter = false) =>
+const movesOf = (
+  known: KnownDomain[],
+  today: Listed[],
+  day30Quieter = false,
+  variation: Variation = CHANCE,
+) =>
   commonMoves(
     update(known, today),
     today,
     ispHashes(today),
-    CHANCE,
+    variation,
     DAY,
     (i) => today[i]!.shows,
     day30Quieter,
@@ -126,6 +132,44 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesOf([knownFor(1, 30)], listed(1, 0, 2, 0.6, true), true).domains.size).toBe(0);
     // On another day the list would have shown the domain whole: declines of their own.
     expect(movesOf([knownFor(1, 30)], listed(1, 0, 5, 0.6, true), false).domains.size).toBe(0);
+  });
+
+  it("a partial move is judged against one ISP's own variation, however many ISPs it lists", () => {
+    // A network that varies as `moderate` does (docs/alert-quality.md): 13% a day all together,
+    // 9% shared by a domain's ISPs, 4% by the whole network (log variances).
+    const moderate: Variation = {
+      extra: 0.128 ** 2,
+      common: 0.091 ** 2,
+      network: 0.04 ** 2,
+      days: 30,
+    };
+    const own = 2 * (moderate.extra - moderate.common);
+    // The config's default (the fixtures' SETTINGS hold 3).
+    const settings = { ...SETTINGS, minSignificance: 3.5 };
+    // A domain's bad day on a Tuesday behind a quieter weekend: its 5 deepest ISPs of 29 listed,
+    // each down 45% (beyond 2 sd on its own). Its move carries one ISP's own variation...
+    const tail = movesOf([knownFor(1, 29)], listed(1, 0, 5, 0.55, true), true, moderate);
+    const move = tail.domains.get(1)!;
+    expect(move.partial).toBe(true);
+    expect(move.se ** 2).toBeGreaterThan(own);
+    // ... and is no drop of the domain: 45% is 3.0 sd of a pair's own and shared variation.
+    expect(isCommonDrop(move, moderate, settings)).toBe(false);
+    // Measured as the median of the 5 alone, it was 4.0 sd: a headline on a quiet day.
+    const alone = { ...move, se: Math.sqrt(move.se ** 2 - own) };
+    expect(isCommonDrop(alone, moderate, settings)).toBe(true);
+    // A domain seen whole at the same depth is judged by the median as before.
+    const whole = movesOf([knownFor(1, 29)], listed(1, 0, 20, 0.55, true), true, moderate);
+    expect(whole.domains.get(1)?.partial).toBeUndefined();
+    expect(isCommonDrop(whole.domains.get(1)!, moderate, settings)).toBe(true);
+    // Where chance is all a pair's own variation (no learned variation), nothing changes.
+    const chance = movesOf([knownFor(1, 29)], listed(1, 0, 5, 0.55, true), true);
+    expect(isCommonDrop(chance.domains.get(1)!, CHANCE, settings)).toBe(true);
+    // The network's median of its domains reads such a domain by its listed ISPs' median alone.
+    const known = [knownFor(1, 29), knownFor(2, 29), knownFor(3, 29)];
+    const holiday = [...listed(1, 0, 5, 0.55, true), ...listed(2, 0, 5, 0.55, true)];
+    const network = movesOf(known, holiday, true, moderate).network!;
+    const listedSe = 1.2533 * Math.sqrt((own + 1 / 550.5 + 1 / 1000.5) / 5);
+    expect(network.se).toBeCloseTo((Math.SQRT2 * 29 * listedSe) / (3 * 29), 4);
   });
 
   it('a domain with fewer than MIN_KNOWN_ISPS known ISPs does not move as a whole', () => {
