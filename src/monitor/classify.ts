@@ -1,7 +1,7 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
-import { classifyDrops, judgedShares } from './common-drops.js';
-import { commonMoves, SHOWN_Z } from './common-move.js';
+import { classifyDrops, judgedShare, judgedShares } from './common-drops.js';
+import { commonMoves, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { ispHashes, updateKnown } from './known-isps.js';
@@ -296,6 +296,20 @@ export function classifyPairs(input: ClassifyInput): Classification {
   for (const entry of listed) day30.add(entry);
   const day30Share = day30.share();
   const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter());
+  // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
+  // active on their own: their own declines, told before, are not the domain's.
+  const activeHashes = new Map<number, Set<number>>();
+  for (let i = 0; i < listed.length; i++) {
+    if (listedSlots[i]!.prev === undefined) continue;
+    const domainId = listed[i]!.network_tracking_domain_id;
+    let set = activeHashes.get(domainId);
+    if (set === undefined) activeHashes.set(domainId, (set = new Set()));
+    set.add(hashes[i]!);
+  }
+  for (const [domainId, apart] of activeHashes) {
+    const listing = moves.listings.get(domainId);
+    if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
+  }
   const shares = judgedShares(moves, learned?.drops ?? []);
 
   const pairs: ClassifiedPair[] = [];
@@ -368,7 +382,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     );
     tally.baselineClicks += entry.seven_days_ago_total_clicks;
 
-    const share = shares.byDomain.get(domainId) ?? shares.otherwise;
+    const share = judgedShare(shares, moves, domainId, hashes[i]!);
     noise.share7 = share.share7;
     noise.share14 = share.share14;
     const today = measureEntryInto(measure, entry, settings, noise, input.rule);

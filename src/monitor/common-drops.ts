@@ -1,5 +1,10 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import type { CommonMove, CommonMoves, DomainListing } from './common-move.js';
+import {
+  listingWithout,
+  type CommonMove,
+  type CommonMoves,
+  type DomainListing,
+} from './common-move.js';
 import { severityOf, type Thresholds } from './thresholds.js';
 import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from './types.js';
 
@@ -122,7 +127,8 @@ export const STILL_SHOWN_SHARE = 0.75;
  * day 30 back, a different weekday, keeps a lowered domain out of the list when it was a
  * quieter day (a weekend behind a Monday). The few ISPs listed are then down by at least
  * STILL_SHOWN_SHARE of the drop against both weeks: the drop goes on, and they are judged
- * against it.
+ * against it. The listing leaves out the ISPs active on their own (classify.ts), and for the ISP
+ * being judged that ISP too (judgedShare): their own steps down are not the domain's.
  */
 export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined): boolean {
   return (
@@ -143,8 +149,9 @@ export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined)
 export function judgedShares(
   moves: CommonMoves,
   active: readonly ActiveDrop[],
-): { byDomain: Map<number, Shares>; otherwise: Shares } {
+): { byDomain: Map<number, Shares>; otherwise: Shares; byDrop: Map<number, ActiveDrop> } {
   const byDomain = new Map<number, Shares>();
+  const byDrop = new Map<number, ActiveDrop>();
   const network = moves.network;
   for (const [domainId, move] of moves.domains) {
     // On a day the network moved, a domain's ISPs are judged against the deeper of the two.
@@ -161,12 +168,37 @@ export function judgedShares(
       share7: 1 - drop.dropPercent / 100,
       share14: 1 - drop.dropPercent14 / 100,
     });
+    byDrop.set(drop.domainId, drop);
   }
   const otherwise =
     network === undefined
       ? { share7: 1, share14: 1 }
       : { share7: Math.exp(network.log7), share14: Math.exp(network.log14) };
-  return { byDomain, otherwise };
+  return { byDomain, otherwise, byDrop };
+}
+
+/**
+ * The shares one listed ISP (`hash`, its ispHash) of a domain is judged against. A domain's
+ * active drop counts only when its other listed ISPs still show it (stillShown without this
+ * one): on a day few of its ISPs are listed, an ISP's own step down lists it deep; it would keep
+ * its domain's drop shown and, judged against it, read its own drop too small.
+ */
+export function judgedShare(
+  shares: ReturnType<typeof judgedShares>,
+  moves: CommonMoves,
+  domainId: number,
+  hash: number,
+): Shares {
+  const drop = shares.byDrop.get(domainId);
+  const listing = moves.listings.get(domainId);
+  if (
+    drop !== undefined &&
+    listing !== undefined &&
+    !stillShown(drop, listingWithout(listing, new Set([hash])))
+  ) {
+    return shares.otherwise;
+  }
+  return shares.byDomain.get(domainId) ?? shares.otherwise;
 }
 
 /** The share of each comparison day a pair is judged against (DropNoise's). */

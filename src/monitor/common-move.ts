@@ -53,6 +53,8 @@ export interface DomainListing {
   /** The median move of its listed known ISPs against 7 and 14 days back (undefined: none). */
   listedLog7?: number;
   listedLog14?: number;
+  /** Its listed known ISPs' moves, by ispHash (what listingWithout leaves one of out). */
+  moves: ReadonlyMap<number, { log7: number; log14: number }>;
 }
 
 export interface CommonMoves {
@@ -71,6 +73,7 @@ export interface CommonMoves {
 export const MIN_KNOWN_ISPS = 5;
 
 interface Point {
+  hash: number;
   log7: number;
   log14: number;
   /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
@@ -119,6 +122,7 @@ export function commonMoves(
     const yesterday = pair.yesterday_total_clicks;
     const d7 = pair.seven_days_ago_total_clicks;
     slot.points.push({
+      hash,
       log7: logRatio(yesterday, d7),
       log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
       noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
@@ -168,12 +172,7 @@ export function commonMoves(
         ? { weight: known, log7: 0, log14: 0, se: 0 }
         : { weight: known, log7: shownMove.log7, log14: shownMove.log14, se: shownMove.se },
     );
-    const listing: DomainListing = { listed: points.length * weight, known };
-    if (points.length > 0) {
-      listing.listedLog7 = medianOf(points.map((p) => p.log7));
-      listing.listedLog14 = medianOf(points.map((p) => p.log14));
-    }
-    listings.set(domainId, listing);
+    listings.set(domainId, listingOf(points, points.length * weight, known));
   }
   const moves: CommonMoves = { domains, listings };
   if (domains.size >= 2 && domains.size * 2 > ofNetwork.length) {
@@ -209,6 +208,35 @@ export function commonMoves(
     }
   }
   return moves;
+}
+
+function listingOf(
+  points: readonly { hash: number; log7: number; log14: number }[],
+  listed: number,
+  known: number,
+): DomainListing {
+  const moves = new Map<number, { log7: number; log14: number }>();
+  for (const p of points) moves.set(p.hash, { log7: p.log7, log14: p.log14 });
+  const listing: DomainListing = { listed, known, moves };
+  if (points.length > 0) {
+    listing.listedLog7 = medianOf(points.map((p) => p.log7));
+    listing.listedLog14 = medianOf(points.map((p) => p.log14));
+  }
+  return listing;
+}
+
+/**
+ * The domain's listing without the ISPs of `hashes` (ispHashes): as its other ISPs show it. The
+ * same listing when none of them is among its listed known ISPs.
+ */
+export function listingWithout(listing: DomainListing, hashes: ReadonlySet<number>): DomainListing {
+  let left = false;
+  for (const hash of hashes) if (listing.moves.has(hash)) left = true;
+  if (!left) return listing;
+  const points = [...listing.moves].flatMap(([hash, m]) =>
+    hashes.has(hash) ? [] : [{ hash, ...m }],
+  );
+  return listingOf(points, listing.listed, listing.known);
 }
 
 /**

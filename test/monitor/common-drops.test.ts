@@ -2,11 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { DROP_HOLD_DAYS, judgedShares } from '../../src/monitor/common-drops.js';
+import { DROP_HOLD_DAYS, judgedShare, judgedShares } from '../../src/monitor/common-drops.js';
+import { listingWithout } from '../../src/monitor/common-move.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
 import type {
   Classification,
   IspTrend,
+  ActiveDrop,
   KnownDomain,
   LearnedState,
   Silence,
@@ -222,5 +224,71 @@ describe('judgedShares: what each domain is judged against', () => {
     );
     expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
     expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
+  });
+});
+
+describe("judgedShare: a domain's active drop, as its other ISPs show it", () => {
+  // A domain's drop of 25% told before; today day 30 back lists three of its ISPs: ISP 1 down on
+  // its own (its step), ISP 2 down 26%, ISP 3 barely. (Keys: ispHashes.)
+  const drop: ActiveDrop = {
+    scope: 'domain',
+    domainId: 1,
+    domainUrl: 'https://one.example',
+    firstSeen: '2026-02-20',
+    lastSeen: '2026-02-20',
+    dropPercent: 25,
+    dropPercent14: 25,
+    notifiedDropPercent: 25,
+    quietRuns: 0,
+  };
+  const logs = new Map([
+    [1, Math.log(0.35)],
+    [2, Math.log(0.74)],
+    [3, Math.log(0.98)],
+  ]);
+  const listing = {
+    listed: 3,
+    known: 30,
+    listedLog7: Math.log(0.74),
+    listedLog14: Math.log(0.74),
+    moves: new Map([...logs].map(([hash, log]) => [hash, { log7: log, log14: log }])),
+  };
+  const moves = { domains: new Map(), listings: new Map([[1, listing]]) };
+  const shares = judgedShares(moves, [drop]);
+
+  it('the three listed still show the drop (median 26% down, 75% of it is 18.75%)', () => {
+    expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.75, 9);
+    expect(shares.byDrop.get(1)).toBe(drop);
+  });
+
+  it('an ISP the others still show it for is judged against the drop', () => {
+    expect(judgedShare(shares, moves, 1, 3).share7).toBeCloseTo(0.75, 9);
+    expect(judgedShare(shares, moves, 1, 2).share7).toBeCloseTo(0.75, 9);
+  });
+
+  it('the ISP that holds the drop shown is judged on its own (others: 14% down)', () => {
+    expect(judgedShare(shares, moves, 1, 1)).toEqual({ share7: 1, share14: 1 });
+    // ...or against the network's move when the network moved.
+    const network = {
+      listed: 50,
+      known: 90,
+      log7: Math.log(0.9),
+      log14: Math.log(0.9),
+      se: 0.02,
+      domainsMoved: 2,
+      domainsKnown: 3,
+    };
+    const withNetwork = { ...moves, network };
+    const networkShares = judgedShares(withNetwork, [drop]);
+    expect(judgedShare(networkShares, withNetwork, 1, 1).share7).toBeCloseTo(0.9, 9);
+  });
+
+  it('listingWithout: the median of the ISPs left; unchanged when none is listed', () => {
+    const without = listingWithout(listing, new Set([1, 99]));
+    expect(without.listedLog7).toBeCloseTo((Math.log(0.74) + Math.log(0.98)) / 2, 9);
+    expect(without.listed).toBe(3);
+    expect(without.moves.has(1)).toBe(false);
+    expect(listingWithout(listing, new Set([99]))).toBe(listing);
+    expect(listingWithout(listing, new Set([1, 2, 3])).listedLog7).toBeUndefined();
   });
 });
