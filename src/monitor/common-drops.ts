@@ -19,17 +19,22 @@ import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from
 export const EMAILED_DROP_CLASSES: readonly DropClass[] = ['new', 'worse', 'reminder'];
 
 /**
- * An active drop is told again as worse when it turned critical (it was e-mailed as a warning)
- * and kept at most this share of what it still had when last e-mailed: a dip that became an
- * outage, not a dip measured a little deeper (a holiday on top of a campaign's end), nor an
- * outage measured at 98% a day after 96%.
+ * An active drop is told again as worse when it is critical, kept at most this share of what it
+ * still had when last e-mailed, and is at least minDropPercent points deeper than then: a dip
+ * that became an outage, also a campaign's end first measured at 53% whose domain then went
+ * down whole (97%); not a dip measured a little deeper (a holiday on top of a campaign's end),
+ * nor an outage measured at 98% a day after 96% (2 points).
  */
 export const WORSE_KEPT_SHARE = 0.5;
 
-function isWorse(dropPercent: number, notifiedDropPercent: number, settings: Thresholds): boolean {
+export function isWorse(
+  dropPercent: number,
+  notifiedDropPercent: number,
+  settings: Thresholds,
+): boolean {
   return (
-    severityOf(notifiedDropPercent, settings) !== 'critical' &&
     severityOf(dropPercent, settings) === 'critical' &&
+    dropPercent - notifiedDropPercent >= settings.minDropPercent &&
     100 - dropPercent <= (100 - notifiedDropPercent) * WORSE_KEPT_SHARE
   );
 }

@@ -2,14 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { DROP_HOLD_DAYS, judgedShares } from '../../src/monitor/common-drops.js';
+import { DROP_HOLD_DAYS, isWorse, judgedShares } from '../../src/monitor/common-drops.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
+import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
+  ActivePair,
   Classification,
   IspTrend,
   KnownDomain,
   LearnedState,
   Silence,
+  WatchedRun,
 } from '../../src/monitor/types.js';
 import { dropSilenceCommand } from '../../src/notify/render/alert.js';
 import { CHANCE, SETTINGS, entry } from './fixtures.js';
@@ -56,10 +59,16 @@ function learnedWithKnown(): LearnedState {
   return { ...CHANCE, known };
 }
 
-/** `count` ISPs of a domain at `share` of 1,000 clicks (a drop of 1 - share). */
-function down(domainId: number, count: number, share: number, from = 0): IspTrend[] {
+/** `count` ISPs of a domain at `share` of `clicks` (a drop of 1 - share). */
+function down(
+  domainId: number,
+  count: number,
+  share: number,
+  from = 0,
+  clicks = 1000,
+): IspTrend[] {
   return Array.from({ length: count }, (_, k) =>
-    entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * share) }),
+    entry(domainId, isp(from + k), { baseline: clicks, yesterday: Math.round(clicks * share) }),
   );
 }
 
@@ -155,6 +164,51 @@ describe('common drops: most of a domain, or of the network, down together', () 
     const results = days([down(2, 25, 0.05), down(2, 25, 0.02)]);
     expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], []]);
     expect(results[1]!.drops?.[0]?.class).toBe('ongoing');
+  });
+
+  it('a domain that ended a campaign (told critical at 53%) going down whole is worse', () => {
+    // Kept 47%, then 3%: under half of it and 44 points deeper, although told critical before.
+    const results = days([down(2, 25, 0.47), down(2, 25, 0.03)]);
+    expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], ['worse']]);
+  });
+
+  it('isWorse: critical, at most half of what it kept, minDropPercent points deeper', () => {
+    const settings = { ...SETTINGS, minDropPercent: 20, criticalDropPercent: 50 };
+    expect(isWorse(97, 53, settings)).toBe(true);
+    expect(isWorse(65, 30, settings)).toBe(true);
+    // 96% then 98%: kept half of it, but 2 points are no news.
+    expect(isWorse(98, 96, settings)).toBe(false);
+    // A holiday on top of a campaign's end: 40% then 61%, kept more than half.
+    expect(isWorse(61, 40, settings)).toBe(false);
+    // Under criticalDropPercent it is no outage.
+    expect(isWorse(49, 0, settings)).toBe(false);
+  });
+
+  it('an ISP a little deeper than its domain down whole is no steady decline of its own', () => {
+    // Domain 2 at 24 of 600 clicks two days running, one ISP of it at 10: too little to tell on
+    // one day (z 2.6), enough on two summed (z 3.3, a run down 58% against the domain's move).
+    // The domain's headline stands for it: half the ISPs of an outage are below its median.
+    const outage = [...down(2, 25, 0.04, 0, 600), ...down(2, 1, 10 / 600, 25, 600)];
+    let active: ActivePair[] = [];
+    let runs: WatchedRun[] = [];
+    let learned: LearnedState | undefined = learnedWithKnown();
+    const news: string[][] = [];
+    for (const i of [0, 1]) {
+      const result = classifyPairs({
+        asOf: addDays(DAY, i),
+        entries: outage,
+        active,
+        runs,
+        settings: SETTINGS,
+        silences: [],
+        learned,
+      });
+      news.push(result.pairs.filter((p) => p.class === 'new').map((p) => p.isp));
+      active = historyAfter(result.changes);
+      runs = runsAfter(result.changes) ?? [];
+      learned = result.changes.learned;
+    }
+    expect(news).toEqual([[], []]);
   });
 
   it('a silence of the whole domain silences its drop', () => {
