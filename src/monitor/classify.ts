@@ -405,8 +405,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     }
     if (prev !== undefined) today.alertable = today.sustained;
     const steady =
-      !today.alertable &&
-      isSteadyDecline(run, steadyDay(today, noise), settings, variation);
+      !today.alertable && isSteadyDecline(run, steadyDay(today, noise), settings, variation);
     if (steady) today.alertable = true;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;

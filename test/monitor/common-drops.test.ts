@@ -60,13 +60,7 @@ function learnedWithKnown(): LearnedState {
 }
 
 /** `count` ISPs of a domain at `share` of `clicks` (a drop of 1 - share). */
-function down(
-  domainId: number,
-  count: number,
-  share: number,
-  from = 0,
-  clicks = 1000,
-): IspTrend[] {
+function down(domainId: number, count: number, share: number, from = 0, clicks = 1000): IspTrend[] {
   return Array.from({ length: count }, (_, k) =>
     entry(domainId, isp(from + k), { baseline: clicks, yesterday: Math.round(clicks * share) }),
   );
