@@ -141,9 +141,10 @@ export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined)
 
 /**
  * The shares of their comparison days the pairs of each domain are judged against today
- * (monitor/significance.ts): the domain's common move when it moved, else the move of its
- * active drop when its listed ISPs still show it (stillShown), else the network's move when the
- * network moved; other domains none.
+ * (monitor/significance.ts): the domain's common move when it moved, or the move of its active
+ * drop when its listed ISPs still show it (stillShown) and it is deeper (a quieter day 30 back
+ * lists just over half of a domain whose campaign ended, the shallowest of them its median: 10%
+ * against a drop of 38%), else the network's move when the network moved; other domains none.
  */
 export function judgedShares(
   moves: CommonMoves,
@@ -159,12 +160,14 @@ export function judgedShares(
     });
   }
   for (const drop of active) {
-    if (byDomain.has(drop.domainId) || !stillShown(drop, moves.listings.get(drop.domainId))) {
-      continue;
-    }
+    if (drop.scope !== 'domain' || !stillShown(drop, moves.listings.get(drop.domainId))) continue;
+    const moved = byDomain.get(drop.domainId);
+    const share7 = 1 - drop.dropPercent / 100;
+    const share14 = 1 - drop.dropPercent14 / 100;
+    if (moved !== undefined && moved.share7 <= share7 && moved.share14 <= share14) continue;
     byDomain.set(drop.domainId, {
-      share7: 1 - drop.dropPercent / 100,
-      share14: 1 - drop.dropPercent14 / 100,
+      share7: Math.min(share7, moved?.share7 ?? 1),
+      share14: Math.min(share14, moved?.share14 ?? 1),
     });
   }
   const otherwise =

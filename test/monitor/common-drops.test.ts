@@ -271,4 +271,46 @@ describe('judgedShares: what each domain is judged against', () => {
     expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
     expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
   });
+
+  it('a domain whose active drop its listed ISPs still show: the deeper of it and its move', () => {
+    const drop = {
+      scope: 'domain' as const,
+      domainId: 1,
+      domainUrl: 'https://one.example',
+      firstSeen: DAY,
+      lastSeen: DAY,
+      lastNotified: DAY,
+      dropPercent: 38,
+      dropPercent14: 40,
+      notifiedDropPercent: 38,
+      quietRuns: 0,
+    };
+    // Just over half listed on a quieter day 30 back: the median a shallow 10%; the listed ISPs
+    // show 40%.
+    const listing = {
+      listed: 16,
+      known: 30,
+      listedLog7: Math.log(0.6),
+      listedLog14: Math.log(0.6),
+    };
+    const shown = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, listing]]) },
+      [drop],
+    );
+    expect(shown.byDomain.get(1)?.share7).toBeCloseTo(0.62, 9);
+    expect(shown.byDomain.get(1)?.share14).toBeCloseTo(0.6, 9);
+    // Its listed ISPs no longer show it (it has ended): today's move.
+    const ended = { ...listing, listedLog7: Math.log(0.85), listedLog14: Math.log(0.85) };
+    const gone = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, ended]]) },
+      [drop],
+    );
+    expect(gone.byDomain.get(1)?.share7).toBeCloseTo(0.9, 9);
+    // A move deeper than the drop (down whole on top of it): the move.
+    const deeper = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.05))]]), listings: new Map([[1, listing]]) },
+      [drop],
+    );
+    expect(deeper.byDomain.get(1)?.share7).toBeCloseTo(0.05, 9);
+  });
 });
