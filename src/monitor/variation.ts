@@ -34,8 +34,11 @@ import type { LearnedVariation, Variation } from './types.js';
  * - Events in the comparison days: a holiday 7 days back, or a domain whose campaign ended
  *   between the two days, moves every listed pair of the domain at once. Such a domain's day
  *   is left out when its pairs' median q lies far outside what the learned common variation
- *   allows (SHIFT_GATE_Z); so is a pair whose q lies beyond OUTLIER_Z of its standard
- *   deviations (its level changed between the two days: a block that ended, a weekend dip).
+ *   allows (SHIFT_GATE_Z), and the whole day when the median q of all the network's listed
+ *   pairs lies far outside what its network variation allows (a holiday moves every domain
+ *   alike, where at heavy variation one domain's median cannot tell it from noise); so is a
+ *   pair whose q lies beyond OUTLIER_Z of its standard deviations (its level changed between
+ *   the two days: a block that ended, a weekend dip).
  *
  * The correction needs the pair's sd, which needs the variation being learned. So each day's
  * estimates are made for each variation of a small grid (VARIATION_GRID) and added to
@@ -235,6 +238,8 @@ export function dayEstimates(samples: readonly ComparisonDays[], current: Variat
     if (list === undefined) byDomain.set(sample.domainId, [sample]);
     else list.push(sample);
   }
+  // A holiday 7 or 14 days back moves every domain at once; its day says nothing of noise.
+  if (networkShifted(byDomain, current)) return out;
   for (const pairs of byDomain.values()) {
     const n = pairs.length;
     const q = new Array<number>(n);
@@ -312,6 +317,40 @@ function shiftedDay(q: readonly number[], chance: readonly number[], current: Va
   spread /= chance.length;
   const sd = Math.sqrt(
     LISTED_SHARED_SHARE * 2 * current.common + (1.5708 * spread) / chance.length,
+  );
+  return Math.abs(median(q)) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
+}
+
+/**
+ * Whether the whole network moved between its comparison days (a holiday 7 or 14 days back):
+ * the median q of all its listed pairs beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of what the
+ * network's shared variation, its domains' (a few domains, so averaged over few) and the
+ * median's own noise allow. A holiday of 25-40% moves every domain alike, and at `heavy` one
+ * domain's median alone is too noisy to stand out from its common variation: left in, the
+ * network's holidays read as shared variation, and a campaign's end as noise.
+ */
+function networkShifted(
+  byDomain: ReadonlyMap<number, readonly ComparisonDays[]>,
+  current: Variation,
+): boolean {
+  if (byDomain.size < 2) return false;
+  const q: number[] = [];
+  let spread = 0;
+  for (const pairs of byDomain.values()) {
+    for (const p of pairs) {
+      q.push(Math.log(p.d7 + 0.5) - Math.log(p.d14 + 0.5));
+      spread +=
+        LISTED_SHARE_TYPICAL *
+        (2 * (current.extra - current.common) + 1 / (p.d7 + 0.5) + 1 / (p.d14 + 0.5));
+    }
+  }
+  if (q.length < SHIFT_GATE_MIN_PAIRS) return false;
+  spread /= q.length;
+  const sd = Math.sqrt(
+    LISTED_SHARED_SHARE *
+      2 *
+      (current.network + (current.common - current.network) / byDomain.size) +
+      (1.5708 * spread) / q.length,
   );
   return Math.abs(median(q)) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
 }

@@ -174,6 +174,26 @@ describe('learnVariation: learning a network from its listed pairs', () => {
     expect(Math.abs(Math.sqrt(withHoliday.extra) - Math.sqrt(clean.extra))).toBeLessThan(0.005);
   });
 
+  it('a holiday on every domain, 7 and 14 days back, is left out where one domain cannot tell it', () => {
+    const rng = new Random(15);
+    const days = listedDays(rng, { pairSd: 0.15, domainSd: 0.09, mean: 400, days: 30, pairs: 60 });
+    const clean = variationOf(learn(days));
+    // Every pair 30% lower 7 days back, and a week later 14 days back: within 3 sd of one
+    // domain's median at this common variation, far beyond the network's.
+    const holiday = days.map((samples, i) =>
+      samples.map((s) =>
+        i === 15
+          ? { ...s, d7: Math.round(s.d7 * 0.7) }
+          : i === 22
+            ? { ...s, d14: Math.round(s.d14 * 0.7) }
+            : s,
+      ),
+    );
+    const withHoliday = variationOf(learn(holiday));
+    expect(Math.abs(withHoliday.common - clean.common)).toBeLessThan(0.1 * clean.common);
+    expect(Math.abs(withHoliday.extra - clean.extra)).toBeLessThan(0.05 * clean.extra);
+  });
+
   it('never more than MAX_EXTRA_SD, however wild the days', () => {
     const rng = new Random(13);
     const v = variationOf(
