@@ -306,28 +306,23 @@ export function dayEstimates(samples: readonly ComparisonDays[], current: Variat
 
 /**
  * Whether a domain's day moved as a whole between its comparison days (a holiday or a
- * campaign's end 7 or 14 days back): its median q beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of
- * what the common
- * variation and the median's own noise (about 1.25 sd / sqrt(n) of the listed spread) allow.
+ * campaign's end 7 or 14 days back): its median q beyond what the common variation and the
+ * median's own noise allow (movedBeyond).
  */
 function shiftedDay(q: readonly number[], chance: readonly number[], current: Variation): boolean {
   const own = 2 * (current.extra - current.common);
   let spread = 0;
   for (const p of chance) spread += LISTED_SHARE_TYPICAL * (own + p);
-  spread /= chance.length;
-  const sd = Math.sqrt(
-    LISTED_SHARED_SHARE * 2 * current.common + (1.5708 * spread) / chance.length,
-  );
-  return Math.abs(median(q)) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
+  return movedBeyond(median(q), LISTED_SHARED_SHARE * 2 * current.common, spread, chance.length);
 }
 
 /**
  * Whether the whole network moved between its comparison days (a holiday 7 or 14 days back):
- * the median q of all its listed pairs beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of what the
- * network's shared variation, its domains' (a few domains, so averaged over few) and the
- * median's own noise allow. A holiday of 25-40% moves every domain alike, and at `heavy` one
- * domain's median alone is too noisy to stand out from its common variation: left in, the
- * network's holidays read as shared variation, and a campaign's end as noise.
+ * the median q of all its listed pairs beyond what the network's shared variation, its
+ * domains' (a few domains, so averaged over few) and the median's own noise allow
+ * (movedBeyond). A holiday of 25-40% moves every domain alike, and at `heavy` one domain's
+ * median alone is too noisy to stand out from its common variation: left in, the network's
+ * holidays read as shared variation, and a campaign's end as noise.
  */
 function networkShifted(
   byDomain: ReadonlyMap<number, readonly ComparisonDays[]>,
@@ -345,14 +340,21 @@ function networkShifted(
     }
   }
   if (q.length < SHIFT_GATE_MIN_PAIRS) return false;
-  spread /= q.length;
-  const sd = Math.sqrt(
+  const shared =
     LISTED_SHARED_SHARE *
-      2 *
-      (current.network + (current.common - current.network) / byDomain.size) +
-      (1.5708 * spread) / q.length,
-  );
-  return Math.abs(median(q)) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
+    2 *
+    (current.network + (current.common - current.network) / byDomain.size);
+  return movedBeyond(median(q), shared, spread, q.length);
+}
+
+/**
+ * Whether a median of n listed pairs' q lies beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of what
+ * their shared variance and the median's own noise allow: a median of n draws varies about
+ * pi/2 times as much as their mean, `spread` / n (the summed spread of the n pairs, over n^2).
+ */
+function movedBeyond(medianQ: number, shared: number, spread: number, n: number): boolean {
+  const sd = Math.sqrt(shared + ((Math.PI / 2) * spread) / (n * n));
+  return Math.abs(medianQ) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
 }
 
 /** The share of spread a typical listed pair keeps (the listing rule's, day 30 back alike). */
