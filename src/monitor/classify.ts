@@ -282,6 +282,17 @@ export function classifyPairs(input: ClassifyInput): Classification {
   /** The noise each entry is judged against and its day for its run, refilled per entry. */
   const noise: DropNoise = { extra: variation, share7: 1, share14: 1 };
   const runDay = { yesterday: 0, d7: 0, d14: 0 };
+  /** The entry as isSteadyDecline reads it, refilled per entry (no object per entry). */
+  const forSteady = { baseline: 0, d14: 0, d30: 0, dropPercent: 0, inOutage: false };
+  const steadyDay = (today: PairMeasure, judged: DropNoise): typeof forSteady => {
+    forSteady.baseline = today.baseline;
+    forSteady.d14 = today.d14;
+    forSteady.d30 = today.d30;
+    forSteady.dropPercent = today.dropPercent;
+    const outage = 1 - settings.criticalDropPercent / 100;
+    forSteady.inOutage = judged.share7 <= outage || judged.share14 <= outage;
+    return forSteady;
+  };
   const measure = emptyMeasure();
   // Not active (an active pair is an ISP's own decline, told before, not part of today's common
   // move), and down beyond SHOWN_Z on its own: a part of a domain's or the network's dip that
@@ -407,7 +418,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
       if (run !== undefined) runs.push(run);
     }
     if (prev !== undefined) today.alertable = today.sustained;
-    const steady = !today.alertable && isSteadyDecline(run, today, settings, variation);
+    const steady =
+      !today.alertable && isSteadyDecline(run, steadyDay(today, noise), settings, variation);
     if (steady) today.alertable = true;
     if (prev === undefined && !today.alertable) {
       belowThreshold++;

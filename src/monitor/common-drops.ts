@@ -24,17 +24,22 @@ import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from
 export const EMAILED_DROP_CLASSES: readonly DropClass[] = ['new', 'worse', 'reminder'];
 
 /**
- * An active drop is told again as worse when it turned critical (it was e-mailed as a warning)
- * and kept at most this share of what it still had when last e-mailed: a dip that became an
- * outage, not a dip measured a little deeper (a holiday on top of a campaign's end), nor an
- * outage measured at 98% a day after 96%.
+ * An active drop is told again as worse when it is critical, kept at most this share of what it
+ * still had when last e-mailed, and is at least minDropPercent points deeper than then: a dip
+ * that became an outage, also a campaign's end first measured at 53% whose domain then went
+ * down whole (97%); not a dip measured a little deeper (a holiday on top of a campaign's end),
+ * nor an outage measured at 98% a day after 96% (2 points).
  */
 export const WORSE_KEPT_SHARE = 0.5;
 
-function isWorse(dropPercent: number, notifiedDropPercent: number, settings: Thresholds): boolean {
+export function isWorse(
+  dropPercent: number,
+  notifiedDropPercent: number,
+  settings: Thresholds,
+): boolean {
   return (
-    severityOf(notifiedDropPercent, settings) !== 'critical' &&
     severityOf(dropPercent, settings) === 'critical' &&
+    dropPercent - notifiedDropPercent >= settings.minDropPercent &&
     100 - dropPercent <= (100 - notifiedDropPercent) * WORSE_KEPT_SHARE
   );
 }
@@ -142,17 +147,19 @@ export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined)
 
 /**
  * The shares of their comparison days the pairs of each domain are judged against today
- * (monitor/significance.ts): the domain's common move when it moved, else the move of its
- * active drop when its listed ISPs still show it (stillShown), else the network's move when the
- * network moved; other domains none.
+ * (monitor/significance.ts): the domain's common move when it moved, or the move of its active
+ * drop when its listed ISPs still show it (stillShown) and it is deeper (a quieter day 30 back
+ * lists just over half of a domain whose campaign ended, the shallowest of them its median: 10%
+ * against a drop of 38%), else the network's move when the network moved; other domains none.
  */
-export function judgedShares(
-  moves: CommonMoves,
-  active: readonly ActiveDrop[],
-): { byDomain: Map<number, Shares>; otherwise: Shares; byDrop: Map<number, ActiveDrop> } {
+export function judgedShares(moves: CommonMoves, active: readonly ActiveDrop[]): JudgedShares {
   const byDomain = new Map<number, Shares>();
-  const byDrop = new Map<number, ActiveDrop>();
+  const byDrop = new Map<number, { drop: ActiveDrop; without: Shares }>();
   const network = moves.network;
+  const otherwise =
+    network === undefined
+      ? { share7: 1, share14: 1 }
+      : { share7: Math.exp(network.log7), share14: Math.exp(network.log14) };
   for (const [domainId, move] of moves.domains) {
     // On a day the network moved, a domain's ISPs are judged against the deeper of the two.
     byDomain.set(domainId, {
@@ -161,42 +168,49 @@ export function judgedShares(
     });
   }
   for (const drop of active) {
-    if (byDomain.has(drop.domainId) || !stillShown(drop, moves.listings.get(drop.domainId))) {
-      continue;
-    }
+    if (drop.scope !== 'domain' || !stillShown(drop, moves.listings.get(drop.domainId))) continue;
+    const moved = byDomain.get(drop.domainId);
+    const share7 = 1 - drop.dropPercent / 100;
+    const share14 = 1 - drop.dropPercent14 / 100;
+    if (moved !== undefined && moved.share7 <= share7 && moved.share14 <= share14) continue;
     byDomain.set(drop.domainId, {
-      share7: 1 - drop.dropPercent / 100,
-      share14: 1 - drop.dropPercent14 / 100,
+      share7: Math.min(share7, moved?.share7 ?? 1),
+      share14: Math.min(share14, moved?.share14 ?? 1),
     });
-    byDrop.set(drop.domainId, drop);
+    byDrop.set(drop.domainId, { drop, without: moved ?? otherwise });
   }
-  const otherwise =
-    network === undefined
-      ? { share7: 1, share14: 1 }
-      : { share7: Math.exp(network.log7), share14: Math.exp(network.log14) };
   return { byDomain, otherwise, byDrop };
+}
+
+export interface JudgedShares {
+  /** By domain id: the domains judged against their move or their active drop. */
+  byDomain: Map<number, Shares>;
+  /** The other domains: the network's move, or none. */
+  otherwise: Shares;
+  /** By domain id: the active drop a domain is judged against, and what it is judged without. */
+  byDrop: Map<number, { drop: ActiveDrop; without: Shares }>;
 }
 
 /**
  * The shares one listed ISP (`hash`, its ispHash) of a domain is judged against. A domain's
  * active drop counts only when its other listed ISPs still show it (stillShown without this
- * one): on a day few of its ISPs are listed, an ISP's own step down lists it deep; it would keep
+ * one; else its move, or the network's): on a day few of its ISPs are listed, an ISP's own step down lists it deep; it would keep
  * its domain's drop shown and, judged against it, read its own drop too small.
  */
 export function judgedShare(
-  shares: ReturnType<typeof judgedShares>,
+  shares: JudgedShares,
   moves: CommonMoves,
   domainId: number,
   hash: number,
 ): Shares {
-  const drop = shares.byDrop.get(domainId);
+  const byDrop = shares.byDrop.get(domainId);
   const listing = moves.listings.get(domainId);
   if (
-    drop !== undefined &&
+    byDrop !== undefined &&
     listing !== undefined &&
-    !stillShown(drop, listingWithout(listing, new Set([hash])))
+    !stillShown(byDrop.drop, listingWithout(listing, new Set([hash])))
   ) {
-    return shares.otherwise;
+    return byDrop.without;
   }
   return shares.byDomain.get(domainId) ?? shares.otherwise;
 }

@@ -124,7 +124,11 @@ export function runDropPercent(run: ListedRun): number {
 }
 
 /**
- * A steady decline: alertable although today's numbers alone are not enough. Listed
+ * A steady decline: alertable although today's numbers alone are not enough. Not while the
+ * common move the pair is judged against today is itself an outage, down criticalDropPercent or
+ * more (`today.inOutage`): a domain down whole puts half its ISPs below its median move, and
+ * their runs (a day of their own before it, two days of it) are no news of their own; the
+ * domain's headline tells them, and a pair far below it is alertable on today's numbers. Listed
  * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_DEEP_MIN_DAYS
  * when the run's days together dropped criticalDropPercent or more); the run's summed days
  * clear minSignificance (what counts as certain does not change); the pair is of a size worth
@@ -136,13 +140,21 @@ export function runDropPercent(run: ListedRun): number {
  */
 export function isSteadyDecline(
   run: ListedRun | undefined,
-  today: { baseline: number; d14: number; d30: number; dropPercent: number },
+  today: {
+    baseline: number;
+    d14: number;
+    d30: number;
+    dropPercent: number;
+    /** The common move the pair is judged against today is down criticalDropPercent or more. */
+    inOutage?: boolean;
+  },
   settings: Thresholds,
   extra: ExtraVariance = 0,
 ): boolean {
   const deep = run !== undefined && runDropPercent(run) >= settings.criticalDropPercent;
   return (
     run !== undefined &&
+    today.inOutage !== true &&
     settings.minSignificance > 0 &&
     run.days >= (deep ? STEADY_DEEP_MIN_DAYS : STEADY_MIN_DAYS) &&
     today.baseline > 0 &&

@@ -2,16 +2,24 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
-import { DROP_HOLD_DAYS, judgedShare, judgedShares } from '../../src/monitor/common-drops.js';
+import {
+  DROP_HOLD_DAYS,
+  isWorse,
+  judgedShare,
+  judgedShares,
+} from '../../src/monitor/common-drops.js';
 import { listingWithout } from '../../src/monitor/common-move.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
+import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
+  ActivePair,
   Classification,
   IspTrend,
   ActiveDrop,
   KnownDomain,
   LearnedState,
   Silence,
+  WatchedRun,
 } from '../../src/monitor/types.js';
 import { dropSilenceCommand } from '../../src/notify/render/alert.js';
 import { CHANCE, SETTINGS, entry } from './fixtures.js';
@@ -58,10 +66,10 @@ function learnedWithKnown(): LearnedState {
   return { ...CHANCE, known };
 }
 
-/** `count` ISPs of a domain at `share` of 1,000 clicks (a drop of 1 - share). */
-function down(domainId: number, count: number, share: number, from = 0): IspTrend[] {
+/** `count` ISPs of a domain at `share` of `clicks` (a drop of 1 - share). */
+function down(domainId: number, count: number, share: number, from = 0, clicks = 1000): IspTrend[] {
   return Array.from({ length: count }, (_, k) =>
-    entry(domainId, isp(from + k), { baseline: 1000, yesterday: Math.round(1000 * share) }),
+    entry(domainId, isp(from + k), { baseline: clicks, yesterday: Math.round(clicks * share) }),
   );
 }
 
@@ -159,6 +167,51 @@ describe('common drops: most of a domain, or of the network, down together', () 
     expect(results[1]!.drops?.[0]?.class).toBe('ongoing');
   });
 
+  it('a domain that ended a campaign (told critical at 53%) going down whole is worse', () => {
+    // Kept 47%, then 3%: under half of it and 44 points deeper, although told critical before.
+    const results = days([down(2, 25, 0.47), down(2, 25, 0.03)]);
+    expect(results.map((r) => emailed(r).map((d) => d.class))).toEqual([['new'], ['worse']]);
+  });
+
+  it('isWorse: critical, at most half of what it kept, minDropPercent points deeper', () => {
+    const settings = { ...SETTINGS, minDropPercent: 20, criticalDropPercent: 50 };
+    expect(isWorse(97, 53, settings)).toBe(true);
+    expect(isWorse(65, 30, settings)).toBe(true);
+    // 96% then 98%: kept half of it, but 2 points are no news.
+    expect(isWorse(98, 96, settings)).toBe(false);
+    // A holiday on top of a campaign's end: 40% then 61%, kept more than half.
+    expect(isWorse(61, 40, settings)).toBe(false);
+    // Under criticalDropPercent it is no outage.
+    expect(isWorse(49, 0, settings)).toBe(false);
+  });
+
+  it('an ISP a little deeper than its domain down whole is no steady decline of its own', () => {
+    // Domain 2 at 24 of 600 clicks two days running, one ISP of it at 10: too little to tell on
+    // one day (z 2.6), enough on two summed (z 3.3, a run down 58% against the domain's move).
+    // The domain's headline stands for it: half the ISPs of an outage are below its median.
+    const outage = [...down(2, 25, 0.04, 0, 600), ...down(2, 1, 10 / 600, 25, 600)];
+    let active: ActivePair[] = [];
+    let runs: WatchedRun[] = [];
+    let learned: LearnedState | undefined = learnedWithKnown();
+    const news: string[][] = [];
+    for (const i of [0, 1]) {
+      const result = classifyPairs({
+        asOf: addDays(DAY, i),
+        entries: outage,
+        active,
+        runs,
+        settings: SETTINGS,
+        silences: [],
+        learned,
+      });
+      news.push(result.pairs.filter((p) => p.class === 'new').map((p) => p.isp));
+      active = historyAfter(result.changes);
+      runs = runsAfter(result.changes) ?? [];
+      learned = result.changes.learned;
+    }
+    expect(news).toEqual([[], []]);
+  });
+
   it('a silence of the whole domain silences its drop', () => {
     const silence: Silence = {
       id: 's1',
@@ -225,6 +278,49 @@ describe('judgedShares: what each domain is judged against', () => {
     expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
     expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
   });
+
+  it('a domain whose active drop its listed ISPs still show: the deeper of it and its move', () => {
+    const drop = {
+      scope: 'domain' as const,
+      domainId: 1,
+      domainUrl: 'https://one.example',
+      firstSeen: DAY,
+      lastSeen: DAY,
+      lastNotified: DAY,
+      dropPercent: 38,
+      dropPercent14: 40,
+      notifiedDropPercent: 38,
+      quietRuns: 0,
+    };
+    // Just over half listed on a quieter day 30 back: the median a shallow 10%; the listed ISPs
+    // show 40%.
+    const listing = {
+      listed: 16,
+      known: 30,
+      listedLog7: Math.log(0.6),
+      listedLog14: Math.log(0.6),
+      moves: new Map(),
+    };
+    const shown = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, listing]]) },
+      [drop],
+    );
+    expect(shown.byDomain.get(1)?.share7).toBeCloseTo(0.62, 9);
+    expect(shown.byDomain.get(1)?.share14).toBeCloseTo(0.6, 9);
+    // Its listed ISPs no longer show it (it has ended): today's move.
+    const ended = { ...listing, listedLog7: Math.log(0.85), listedLog14: Math.log(0.85) };
+    const gone = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, ended]]) },
+      [drop],
+    );
+    expect(gone.byDomain.get(1)?.share7).toBeCloseTo(0.9, 9);
+    // A move deeper than the drop (down whole on top of it): the move.
+    const deeper = judgedShares(
+      { domains: new Map([[1, move(Math.log(0.05))]]), listings: new Map([[1, listing]]) },
+      [drop],
+    );
+    expect(deeper.byDomain.get(1)?.share7).toBeCloseTo(0.05, 9);
+  });
 });
 
 describe("judgedShare: a domain's active drop, as its other ISPs show it", () => {
@@ -258,7 +354,7 @@ describe("judgedShare: a domain's active drop, as its other ISPs show it", () =>
 
   it('the three listed still show the drop (median 26% down, 75% of it is 18.75%)', () => {
     expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.75, 9);
-    expect(shares.byDrop.get(1)).toBe(drop);
+    expect(shares.byDrop.get(1)?.drop).toBe(drop);
   });
 
   it('an ISP the others still show it for is judged against the drop', () => {

@@ -79,7 +79,13 @@ describe('isSteadyDecline', () => {
   const table: {
     name: string;
     run?: ListedRun;
-    today?: { baseline: number; d14: number; d30: number; dropPercent: number };
+    today?: {
+      baseline: number;
+      d14: number;
+      d30: number;
+      dropPercent: number;
+      inOutage?: boolean;
+    };
     settings?: Partial<typeof SETTINGS>;
     steady: boolean;
   }[] = [
@@ -92,6 +98,19 @@ describe('isSteadyDecline', () => {
       run: { ...run, days: 2, clicks: 90, d7: 240, d14: 240 },
       today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60 },
       steady: true,
+    },
+    {
+      // Its domain down whole today: half its ISPs are below the domain's move, days of it are
+      // no decline of the pair's own.
+      name: 'no steady decline on a day the pair is judged against an outage of its domain',
+      run: { ...run, days: 2, clicks: 90, d7: 240, d14: 240 },
+      today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60, inOutage: true },
+      steady: false,
+    },
+    {
+      name: 'nor of three days',
+      today: { ...today, inOutage: true },
+      steady: false,
     },
     {
       name: 'not certain together',

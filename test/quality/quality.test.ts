@@ -44,9 +44,8 @@ interface LevelTargets {
 
 // Measured on seeds 1-8 where a target is not met (docs/alert-quality.md, "What is not met").
 const TARGETS: Record<VariationLevel, LevelTargets> = {
-  // The slide at 4.25 (target 4); 2 holidays without the headline; a domain down told twice, a
-  // campaign's end told twice, two escalations told a third time and one told worse on its deeper
-  // drop's second day.
+  // The slide at 4.25 (target 4); 2 holidays without the headline; a campaign's end told twice,
+  // two escalations told a third time and one told worse on its deeper drop's second day.
   poisson: {
     noise: 0.5,
     quietDayEmails: 0,
@@ -54,9 +53,9 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     holidaysWithoutHeadline: 2,
     stepDays: 1,
     stepsLate: 0,
-    domainsDownMissed: 1,
+    domainsDownMissed: 0,
     campaignsOverBudget: 1,
-    overBudget: 4,
+    overBudget: 3,
     escalationsLate: 1,
     slideMedian: 4.25,
     smallBlockDays: 3,
@@ -72,7 +71,6 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     campaignsOverBudget: 0,
     smallBlockDays: 3,
   },
-  // Three domains down inside a campaign's end told as its reminder, not as news.
   moderate: {
     noise: 0.5,
     quietDayEmails: 0,
@@ -80,11 +78,11 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     holidaysWithoutHeadline: 0,
     stepDays: 1,
     stepsLate: 0,
-    domainsDownMissed: 3,
+    domainsDownMissed: 0,
     campaignsOverBudget: 0,
     slideMedian: 10,
   },
-  // 1 quiet-day e-mail, 1 noise e-mail after a holiday, two domains down told as a reminder.
+  // 1 quiet-day e-mail, 1 noise e-mail after a holiday.
   heavy: {
     noise: 1,
     quietDayEmails: 1,
@@ -92,7 +90,7 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     holidaysWithoutHeadline: 0,
     stepDays: 2,
     stepsLate: 0,
-    domainsDownMissed: 2,
+    domainsDownMissed: 0,
     campaignsOverBudget: 0,
   },
 };
