@@ -194,8 +194,9 @@ export interface JudgedShares {
 /**
  * The shares one listed ISP (`hash`, its ispHash) of a domain is judged against. A domain's
  * active drop counts only when its other listed ISPs still show it (stillShown without this
- * one; else its move, or the network's): on a day few of its ISPs are listed, an ISP's own step down lists it deep; it would keep
- * its domain's drop shown and, judged against it, read its own drop too small.
+ * one; else its move, or the network's): on a day few of its ISPs are listed, an ISP's own step
+ * down lists it deep; it would keep its domain's drop shown and, judged against it, read its own
+ * drop too small.
  */
 export function judgedShare(
   shares: JudgedShares,
