@@ -142,7 +142,7 @@ describe('replicas whose configs differ (real worker processes)', () => {
 
     // The older one stops: its advert goes, the difference with it.
     older.w.child.kill('SIGTERM');
-    expect(await older.w.exited).toBe(0);
+    expect(await older.w.exited, older.w.stderr()).toBe(0);
     await waitFor(async () => ((await health(main.port)).status === 200 ? true : undefined), {
       timeoutMs: 15_000,
       what: 'the main worker healthy again',
@@ -154,10 +154,10 @@ describe('replicas whose configs differ (real worker processes)', () => {
 
     // And a network no live worker holds any more goes: the main one stops, the older starts.
     main.w.child.kill('SIGTERM');
-    expect(await main.w.exited).toBe(0);
+    expect(await main.w.exited, main.w.stderr()).toBe(0);
     const alone = await start(['acme']);
     expect(await schedulerIds()).toEqual(['invoice-snapshot:acme', 'traffic-check:acme']);
     alone.w.child.kill('SIGTERM');
-    expect(await alone.w.exited).toBe(0);
+    expect(await alone.w.exited, alone.w.stderr()).toBe(0);
   }, 120_000);
 });
