@@ -53,8 +53,8 @@ export interface DomainListing {
   /** The median move of its listed known ISPs against 7 and 14 days back (undefined: none). */
   listedLog7?: number;
   listedLog14?: number;
-  /** Its listed known ISPs' moves, by ispHash (what listingWithout leaves one of out). */
-  moves: ReadonlyMap<number, { log7: number; log14: number }>;
+  /** Its listed known ISPs' moves, each with its ispHash (what listingWithout leaves out). */
+  points: readonly ListedMove[];
 }
 
 export interface CommonMoves {
@@ -72,10 +72,14 @@ export interface CommonMoves {
  */
 export const MIN_KNOWN_ISPS = 5;
 
-interface Point {
+/** One listed ISP's move against 7 and 14 days back (log scale), by its ispHash. */
+export interface ListedMove {
   hash: number;
   log7: number;
   log14: number;
+}
+
+interface Point extends ListedMove {
   /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
   noise: number;
   weight: number;
@@ -210,14 +214,8 @@ export function commonMoves(
   return moves;
 }
 
-function listingOf(
-  points: readonly { hash: number; log7: number; log14: number }[],
-  listed: number,
-  known: number,
-): DomainListing {
-  const moves = new Map<number, { log7: number; log14: number }>();
-  for (const p of points) moves.set(p.hash, { log7: p.log7, log14: p.log14 });
-  const listing: DomainListing = { listed, known, moves };
+function listingOf(points: readonly ListedMove[], listed: number, known: number): DomainListing {
+  const listing: DomainListing = { listed, known, points };
   if (points.length > 0) {
     listing.listedLog7 = medianOf(points.map((p) => p.log7));
     listing.listedLog14 = medianOf(points.map((p) => p.log14));
@@ -230,13 +228,10 @@ function listingOf(
  * same listing when none of them is among its listed known ISPs.
  */
 export function listingWithout(listing: DomainListing, hashes: ReadonlySet<number>): DomainListing {
-  let left = false;
-  for (const hash of hashes) if (listing.moves.has(hash)) left = true;
-  if (!left) return listing;
-  const points = [...listing.moves].flatMap(([hash, m]) =>
-    hashes.has(hash) ? [] : [{ hash, ...m }],
-  );
-  return listingOf(points, listing.listed, listing.known);
+  const points = listing.points.filter((p) => !hashes.has(p.hash));
+  return points.length === listing.points.length
+    ? listing
+    : listingOf(points, listing.listed, listing.known);
 }
 
 /**
