@@ -361,7 +361,9 @@ function movedBeyond(medianQ: number, shared: number, spread: number, n: number)
 const LISTED_SHARE_TYPICAL = 0.64;
 
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numbers as numbers, without a comparator called per step: the network's
+  // whole list is sorted once a run (networkShifted).
+  const sorted = Float64Array.from(values).sort();
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
