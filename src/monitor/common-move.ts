@@ -1,6 +1,7 @@
 import type { IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
+import { median } from './variation.js';
 
 /**
  * Today's common move of each domain, and of the whole network (glossary in types.ts: "common
@@ -217,8 +218,8 @@ export function commonMoves(
 function listingOf(points: readonly ListedMove[], listed: number, known: number): DomainListing {
   const listing: DomainListing = { listed, known, points };
   if (points.length > 0) {
-    listing.listedLog7 = medianOf(points.map((p) => p.log7));
-    listing.listedLog14 = medianOf(points.map((p) => p.log14));
+    listing.listedLog7 = median(points.map((p) => p.log7));
+    listing.listedLog14 = median(points.map((p) => p.log14));
   }
   return listing;
 }
@@ -258,7 +259,7 @@ function shownCount(points: readonly Point[]): number {
  */
 function besideWhole(beside: { domains: Point[][]; deepestWhole: number }): Point[][] | undefined {
   const alike = beside.domains.filter(
-    (points) => medianOf(points.map((p) => p.log7)) <= beside.deepestWhole,
+    (points) => median(points.map((p) => p.log7)) <= beside.deepestWhole,
   );
   let shown = 0;
   for (const points of alike) shown += shownCount(points);
@@ -288,8 +289,8 @@ function hiddenNetworkMove(
   const points = showing.flat();
   let noise = 0;
   for (const p of points) noise += p.noise;
-  const log7 = medianOf(points.map((p) => p.log7));
-  const log14 = medianOf(points.map((p) => p.log14));
+  const log7 = median(points.map((p) => p.log7));
+  const log14 = median(points.map((p) => p.log14));
   if (log7 >= 0 || log14 >= 0) return undefined;
   return {
     listed: listedWeight,
@@ -341,8 +342,8 @@ function listedMove(points: readonly Point[], weight: number, known: number): Co
   return {
     listed: points.length * weight,
     known,
-    log7: medianOf(points.map((p) => p.log7)),
-    log14: medianOf(points.map((p) => p.log14)),
+    log7: median(points.map((p) => p.log7)),
+    log14: median(points.map((p) => p.log14)),
     se: 1.2533 * Math.sqrt(noise / points.length / points.length),
     partial: true,
   };
@@ -388,10 +389,4 @@ function weightedLower<P extends { weight: number }>(
     if (sum >= half) return value(p);
   }
   return value(sorted[sorted.length - 1]!);
-}
-
-function medianOf(values: number[]): number {
-  values.sort((a, b) => a - b);
-  const mid = values.length >> 1;
-  return values.length % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
 }
