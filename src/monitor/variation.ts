@@ -339,16 +339,14 @@ function shiftedDay(day: DomainDay, current: Variation): boolean {
  */
 function networkShifted(days: readonly DomainDay[], current: Variation): boolean {
   if (days.length < 2) return false;
-  const q = days.flatMap((day) => day.q);
+  // concat, not flatMap: V8 copies arrays of numbers whole, where flatMap takes every listed
+  // pair one at a time, and `thm replay` does this once a day of its range (docs/performance.md).
+  const q = ([] as number[]).concat(...days.map((day) => day.q));
   if (q.length < SHIFT_GATE_MIN_PAIRS) return false;
+  const chance = ([] as number[]).concat(...days.map((day) => day.chance));
   const shared =
     LISTED_SHARED_SHARE * 2 * (current.network + (current.common - current.network) / days.length);
-  return movedBeyond(
-    q,
-    days.flatMap((day) => day.chance),
-    shared,
-    current,
-  );
+  return movedBeyond(q, chance, shared, current);
 }
 
 /**
