@@ -14,7 +14,7 @@ import type {
   PairClass,
   Severity,
 } from '../monitor/types.js';
-import { renderAlertEmail } from '../notify/render/alert.js';
+import { renderAlertSubject } from '../notify/render/alert.js';
 import type { SentAlert } from '../store/listing-codec.js';
 import { emptyState, stateAfter } from './state.js';
 
@@ -157,15 +157,15 @@ function replayRun(
   const alert = decision.notifications.find((n) => n.kind === 'alert');
   let email: ReplayedEmail | null = null;
   if (alert?.kind === 'alert') {
-    const rendered = renderAlertEmail({
+    const subject = renderAlertSubject({
       network,
       asOf,
       classification: alert.classification,
       notifyCleared: alerts.notifyCleared,
     });
-    if (rendered) {
+    if (subject !== undefined) {
       email = {
-        subject: rendered.subject,
+        subject,
         pairs: emailedPairs(alert.classification.pairs, alerts),
         drops: emailedDrops(alert.classification.drops ?? []),
       };

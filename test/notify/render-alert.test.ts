@@ -2,7 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ClassifiedDrop, ClassifiedPair, PairClass } from '../../src/monitor/types.js';
 import { EVIDENCE_LEGEND } from '../../src/notify/render/evidence.js';
-import { renderAlertEmail, type AlertEmailInput } from '../../src/notify/render/alert.js';
+import {
+  renderAlertEmail,
+  renderAlertSubject,
+  type AlertEmailInput,
+} from '../../src/notify/render/alert.js';
 import { classificationOf, exampleAlertInput, examplePair } from './example-alert.js';
 import { escapeHtml, shellQuote } from '../../src/notify/render/format.js';
 
@@ -98,6 +102,38 @@ describe('renderAlertEmail: subject', () => {
     expect(email.subject).toMatch(
       /^\[Traffic Health\] Acme Bcc: victim@evil\.example x+…: 1 new \(2026-11-21\)$/,
     );
+  });
+});
+
+describe('renderAlertSubject: the subject alone, as `thm replay` shows it', () => {
+  const networkDrop: ClassifiedDrop = {
+    class: 'new',
+    scope: 'network',
+    domainId: 0,
+    domainUrl: '',
+    firstSeen: ASOF,
+    dropPercent: 35,
+    dropPercent14: 33,
+    significance: 9,
+    ispsDown: 60,
+    ispsKnown: 90,
+    clicksLost: 4000,
+    baselineClicks: 10000,
+    domainsDown: 3,
+    domainsKnown: 3,
+  };
+  it.each([
+    ['nothing to e-mail', input([...many('ongoing', 3), ...many('silenced', 2)])],
+    ['cleared only, notifyCleared off', input(many('cleared', 2), { notifyCleared: false })],
+    ['cleared only, notifyCleared on', input(many('cleared', 2))],
+    ['every class', input([...many('new', 3), ...many('worse', 1), ...many('reminder', 2)])],
+    ['a name that shows nothing', input(many('new', 1), { network: { id: 'acme', name: ' ' } })],
+    [
+      'a network drop alone',
+      { ...input([]), classification: { ...classificationOf(ASOF, []), drops: [networkDrop] } },
+    ],
+  ] as Array<[string, AlertEmailInput]>)("%s: the e-mail's subject, or none", (_what, alert) => {
+    expect(renderAlertSubject(alert)).toBe(renderAlertEmail(alert)?.subject);
   });
 });
 

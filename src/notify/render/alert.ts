@@ -116,34 +116,9 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   const perDomain = Math.max(1, input.maxPairsPerDomain ?? DEFAULT_MAX_PAIRS_PER_DOMAIN);
   const maxOverview = Math.max(1, input.maxDomainsInOverview ?? DEFAULT_MAX_DOMAINS_IN_OVERVIEW);
 
-  // One pass: counts (from the pairs themselves, so the subject always matches the body),
-  // declining pairs grouped by domain, cleared pairs. Ongoing pairs are only counted: a run
-  // leaves them out of `pairs` (ClassifyInput.listOngoing), so their count is the run's.
-  const counts = emptyClassCounts();
-  counts.ongoing = input.classification.counts.ongoing;
-  const byDomain = new Map<number, ClassifiedPair[]>();
-  const cleared: ClassifiedPair[] = [];
-  // Indexed: this runs once a check, too seldom for V8 to optimise away for...of's result
-  // object per pair, megabytes of garbage at the largest networks.
-  const pairs = input.classification.pairs;
-  for (let i = 0; i < pairs.length; i++) {
-    const pair = pairs[i]!;
-    if (pair.class !== 'ongoing') counts[pair.class] += 1;
-    if (isDecliningClass(pair.class)) {
-      const list = byDomain.get(pair.domainId);
-      if (list) list.push(pair);
-      else byDomain.set(pair.domainId, [pair]);
-    } else if (pair.class === 'cleared' && input.notifyCleared) {
-      cleared.push(pair);
-    }
-  }
-  const declining = DECLINING_CLASSES.reduce((sum, c) => sum + counts[c], 0);
-  // The common drops of the run that are news (monitor/common-drops.ts), the network's first.
-  const drops = (input.classification.drops ?? []).filter((d) =>
-    EMAILED_DROP_CLASSES.includes(d.class),
-  );
-  if (declining === 0 && cleared.length === 0 && drops.length === 0) return undefined;
-
+  const content = alertContent(input);
+  if (content === undefined) return undefined;
+  const { counts, byDomain, cleared, drops } = content;
   const groups = groupDomains(
     byDomain,
     input.classification.domains,
@@ -151,7 +126,7 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
   );
   const ctx: RenderContext = {
     networkId: input.network.id,
-    networkName: displayText(input.network.name, MAX_NAME_CHARS) || input.network.id,
+    networkName: networkNameOf(input),
     asOf: input.asOf,
     trendDay: dayBefore(input.asOf),
     variation: input.classification.variation,
@@ -218,6 +193,71 @@ export function renderAlertEmail(input: AlertEmailInput): RenderedEmail | undefi
       ? `${summary} ${plural(headlines.length, 'domain')} look${headlines.length === 1 ? 's' : ''} blocked.`
       : summary;
   return composeEmail({ subject, preheader, bodyHtml: html.join(''), footer, textLines: text });
+}
+
+/**
+ * The subject renderAlertEmail gives this alert, undefined when it sends none, without the
+ * body: all `thm replay` shows of a day's alert (a replay of months would render every
+ * e-mail's HTML to throw it away).
+ */
+export function renderAlertSubject(input: AlertEmailInput): string | undefined {
+  const content = alertContent(input);
+  return content === undefined
+    ? undefined
+    : alertSubject(
+        networkNameOf(input),
+        input.asOf,
+        content.counts,
+        input.notifyCleared,
+        content.drops,
+      );
+}
+
+/** What an alert e-mail is made of; undefined when it has nothing to say (none is sent). */
+interface AlertContent {
+  counts: Record<PairClass, number>;
+  /** Its declining pairs, by domain. */
+  byDomain: Map<number, ClassifiedPair[]>;
+  /** Its cleared pairs (none unless notifyCleared). */
+  cleared: ClassifiedPair[];
+  /** The run's common drops that are news, the network's first. */
+  drops: ClassifiedDrop[];
+}
+
+function alertContent(input: AlertEmailInput): AlertContent | undefined {
+  // One pass: counts (from the pairs themselves, so the subject always matches the body),
+  // declining pairs grouped by domain, cleared pairs. Ongoing pairs are only counted: a run
+  // leaves them out of `pairs` (ClassifyInput.listOngoing), so their count is the run's.
+  const counts = emptyClassCounts();
+  counts.ongoing = input.classification.counts.ongoing;
+  const byDomain = new Map<number, ClassifiedPair[]>();
+  const cleared: ClassifiedPair[] = [];
+  // Indexed: this runs once a check, too seldom for V8 to optimise away for...of's result
+  // object per pair, megabytes of garbage at the largest networks.
+  const pairs = input.classification.pairs;
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    if (pair.class !== 'ongoing') counts[pair.class] += 1;
+    if (isDecliningClass(pair.class)) {
+      const list = byDomain.get(pair.domainId);
+      if (list) list.push(pair);
+      else byDomain.set(pair.domainId, [pair]);
+    } else if (pair.class === 'cleared' && input.notifyCleared) {
+      cleared.push(pair);
+    }
+  }
+  const declining = DECLINING_CLASSES.reduce((sum, c) => sum + counts[c], 0);
+  // The common drops of the run that are news (monitor/common-drops.ts), the network's first.
+  const drops = (input.classification.drops ?? []).filter((d) =>
+    EMAILED_DROP_CLASSES.includes(d.class),
+  );
+  if (declining === 0 && cleared.length === 0 && drops.length === 0) return undefined;
+  return { counts, byDomain, cleared, drops };
+}
+
+/** The network's name as the e-mail shows it (its id when the name shows nothing). */
+function networkNameOf(input: Pick<AlertEmailInput, 'network'>): string {
+  return displayText(input.network.name, MAX_NAME_CHARS) || input.network.id;
 }
 
 interface RenderContext {
