@@ -5,8 +5,16 @@ import {
   type CommonMoves,
   type DomainListing,
 } from './common-move.js';
+import { isLastingDrop, runSignificance } from './domain-runs.js';
 import { severityOf, type Thresholds } from './thresholds.js';
-import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from './types.js';
+import type {
+  ActiveDrop,
+  ClassifiedDrop,
+  DomainRun,
+  DropClass,
+  DropScope,
+  Variation,
+} from './types.js';
 
 /**
  * Common drops (glossary in types.ts): most ISPs of a domain, or most of the network, down
@@ -232,6 +240,8 @@ export interface DropsInput {
   isSilenced: (scope: DropScope, domainId: number) => boolean;
   /** Domain URLs, and clicks lost and 7-days-back clicks of the listed pairs, per domain. */
   domains: ReadonlyMap<number, { url: string; clicksLost: number; baselineClicks: number }>;
+  /** The domains' runs of moved days, today's counted (monitor/domain-runs.ts). */
+  domainRuns?: readonly DomainRun[];
 }
 
 /**
@@ -249,10 +259,20 @@ export function classifyDrops(input: DropsInput): {
   for (const drop of input.active) byKey.set(keyOf(drop.scope, drop.domainId), drop);
 
   const network = moves.network;
-  const found: Array<{ scope: DropScope; domainId: number; move: CommonMove }> = [];
+  const runs = new Map<number, DomainRun>();
+  for (const run of input.domainRuns ?? []) runs.set(run.domainId, run);
+  const found: Array<{ scope: DropScope; domainId: number; move: CommonMove; run?: DomainRun }> =
+    [];
   for (const [domainId, move] of moves.domains) {
     if (isCommonDrop(move, variation, settings, network)) {
       found.push({ scope: 'domain', domainId, move });
+      continue;
+    }
+    // A domain that dropped and stays down, none of its days a headline alone: told once, as
+    // news (a drop already told goes on as before, below).
+    const run = runs.get(domainId);
+    if (!isTold(byKey.get(keyOf('domain', domainId))) && isLastingDrop(run, move, asOf, settings)) {
+      found.push({ scope: 'domain', domainId, move, run });
     }
   }
   // The network's dip is told when it is beyond noise, or beside a domain that dropped further
@@ -265,12 +285,13 @@ export function classifyDrops(input: DropsInput): {
     found.unshift({ scope: 'network', domainId: 0, move: network });
   }
   const seen = new Set<string>();
-  for (const { scope, domainId, move } of found) {
+  for (const { scope, domainId, move, run } of found) {
     const key = keyOf(scope, domainId);
     seen.add(key);
     const prev = byKey.get(key);
     const silenced = input.isSilenced(scope, domainId);
     const drop = classified(input, scope, domainId, move, prev);
+    if (run !== undefined) drop.significance = runSignificance(run);
     if (prev === undefined || prev.lastNotified === undefined) {
       // News: first found, or first beyond noise after it was only remembered.
       drop.class = silenced ? 'silenced' : 'new';
@@ -347,6 +368,11 @@ export function classifyDrops(input: DropsInput): {
     after.push({ ...prev, quietRuns, quietAsOf: asOf });
   }
   return { drops, active: after };
+}
+
+/** An active drop that was e-mailed (not only remembered). */
+function isTold(drop: ActiveDrop | undefined): boolean {
+  return drop?.lastNotified !== undefined;
 }
 
 function keyOf(scope: DropScope, domainId: number): string {
