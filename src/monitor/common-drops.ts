@@ -6,6 +6,7 @@ import {
   type DomainListing,
 } from './common-move.js';
 import { isLastingDrop, runSignificance } from './domain-runs.js';
+import { judgedShared } from './judged-variation.js';
 import { severityOf, type Thresholds } from './thresholds.js';
 import type {
   ActiveDrop,
@@ -74,7 +75,8 @@ function percentOf(log: number): number {
  * z of a common move against the variation it shares: both days of the comparison carry it,
  * and the median its own noise (`se`). A domain's move shares its domain's and the network's
  * part (`common`); the network's, the network's part and its domains' averaged over them; a
- * domain's move beyond the network's move that day (`relativeTo`), its domain's part alone.
+ * domain's move beyond the network's move that day (`relativeTo`), its domain's part alone. A
+ * domain's parts as judged (judgedShared): not below the prior's while few days are learned.
  */
 export function moveSignificance(
   move: CommonMove,
@@ -88,11 +90,11 @@ export function moveSignificance(
   if ('domainsKnown' in move && typeof move.domainsKnown === 'number') {
     variance = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
   } else if (relativeTo !== undefined) {
-    variance = 2 * domainPart + relativeTo.se * relativeTo.se;
+    variance = 2 * judgedShared(variation).domain + relativeTo.se * relativeTo.se;
     log7 -= relativeTo.log7;
     log14 -= relativeTo.log14;
   } else {
-    variance = 2 * variation.common;
+    variance = 2 * judgedShared(variation).common;
   }
   const sd = Math.sqrt(variance + move.se * move.se);
   return sd > 0 ? Math.min(-log7, -log14) / sd : Infinity;
@@ -271,7 +273,11 @@ export function classifyDrops(input: DropsInput): {
     // A domain that dropped and stays down, none of its days a headline alone: told once, as
     // news (a drop already told goes on as before, below).
     const run = runs.get(domainId);
-    if (!isTold(byKey.get(keyOf('domain', domainId))) && isLastingDrop(run, move, asOf, settings)) {
+    const prev = byKey.get(keyOf('domain', domainId));
+    if (
+      (prev?.lastNotified === undefined || isBefore(prev, run)) &&
+      isLastingDrop(run, move, asOf, settings)
+    ) {
       found.push({ scope: 'domain', domainId, move, run });
     }
   }
@@ -288,7 +294,10 @@ export function classifyDrops(input: DropsInput): {
   for (const { scope, domainId, move, run } of found) {
     const key = keyOf(scope, domainId);
     seen.add(key);
-    const prev = byKey.get(key);
+    // A drop told long ago and not seen since is over: what is found today is news of its own.
+    const told = byKey.get(key);
+    const prev =
+      told !== undefined && (isOver(told, asOf) || isBefore(told, run)) ? undefined : told;
     const silenced = input.isSilenced(scope, domainId);
     const drop = classified(input, scope, domainId, move, prev);
     if (run !== undefined) drop.significance = runSignificance(run);
@@ -340,7 +349,7 @@ export function classifyDrops(input: DropsInput): {
     if (seen.has(key)) continue;
     const move = prev.scope === 'network' ? moves.network : moves.domains.get(prev.domainId);
     const silenced = input.isSilenced(prev.scope, prev.domainId);
-    if (sustainsDrop(move, settings)) {
+    if (sustainsDrop(move, settings) && !isOver(prev, asOf)) {
       // Still down, less than a headline: it goes on, quietly.
       const drop = classified(input, prev.scope, prev.domainId, move!, prev);
       drop.class = silenced ? 'silenced' : 'ongoing';
@@ -370,9 +379,24 @@ export function classifyDrops(input: DropsInput): {
   return { drops, active: after };
 }
 
-/** An active drop that was e-mailed (not only remembered). */
-function isTold(drop: ActiveDrop | undefined): boolean {
-  return drop?.lastNotified !== undefined;
+/**
+ * An active drop not seen for more than DROP_HOLD_DAYS (held, then quiet): it is over, and a move
+ * of its domain now is another event, not the drop going on. A domain's outage held a week after
+ * it ended, its campaign's end 8-9 days after it was taken as the outage still going on: never
+ * told (`moderate` and `heavy`, held out seeds 11, 22, 23).
+ */
+function isOver(drop: ActiveDrop, asOf: IsoDate): boolean {
+  return daysBetween(drop.lastSeen, asOf) > DROP_HOLD_DAYS;
+}
+
+/**
+ * A drop told (or remembered) more than DROP_HOLD_DAYS before a domain's run began: the run is
+ * another event. A step down is listed for DROP_HOLD_DAYS after it began, then its comparison
+ * days are inside it; an outage told, a bad day that kept it going 4 days later, and the
+ * campaign's end 9 days after it were taken for the outage (`heavy`, held out seed 23).
+ */
+function isBefore(drop: ActiveDrop, run: DomainRun | undefined): boolean {
+  return run !== undefined && daysBetween(drop.firstSeen, run.first) > DROP_HOLD_DAYS;
 }
 
 function keyOf(scope: DropScope, domainId: number): string {

@@ -1,5 +1,6 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import type { CommonMove, CommonMoves } from './common-move.js';
+import { judgedShared } from './judged-variation.js';
 import type { Thresholds } from './thresholds.js';
 import type { DomainRun, Variation } from './types.js';
 
@@ -42,14 +43,15 @@ export interface MoveEvidence {
 
 /**
  * The day's evidence of a domain's move against the variation its ISPs share: both days of the
- * comparison carry the domain's and the network's part, and the median its own noise (the
- * variance moveSignificance judges a single day by, on a day the network did not move).
+ * comparison carry the domain's and the network's part as judged (judgedShared), and the median
+ * its own noise (the variance moveSignificance judges a single day by, on a day the network did
+ * not move).
  */
 export function moveEvidence(move: CommonMove, variation: Variation): MoveEvidence {
   return {
     log7: move.log7,
     log14: move.log14,
-    variance: 2 * variation.common + move.se * move.se,
+    variance: 2 * judgedShared(variation).common + move.se * move.se,
   };
 }
 

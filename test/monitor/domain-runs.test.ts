@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
-import { classifyDrops, type DropsInput } from '../../src/monitor/common-drops.js';
+import { classifyDrops, DROP_HOLD_DAYS, type DropsInput } from '../../src/monitor/common-drops.js';
 import type { CommonMove, CommonMoves } from '../../src/monitor/common-move.js';
 import {
   DOMAIN_RUN_MAX_DAYS,
@@ -154,6 +154,82 @@ describe('classifyDrops: a lasting drop is told once, as news', () => {
     }
     expect(classes).toEqual([[], ['new'], ['ongoing']]);
     expect(active[0]).toMatchObject({ firstSeen: DAY, lastNotified: addDays(DAY, 1) });
+  });
+
+  it('an outage told and not seen for more than DROP_HOLD_DAYS is over: a drop now is news', () => {
+    // The domain's outage, told 9 days before and last seen the day after; its campaign ends.
+    const outage: ActiveDrop = {
+      scope: 'domain',
+      domainId: 2,
+      domainUrl: 'two.example',
+      firstSeen: addDays(DAY, -(DROP_HOLD_DAYS + 2)),
+      lastSeen: addDays(DAY, -(DROP_HOLD_DAYS + 1)),
+      lastNotified: addDays(DAY, -(DROP_HOLD_DAYS + 2)),
+      dropPercent: 97,
+      dropPercent14: 97,
+      notifiedDropPercent: 97,
+      quietRuns: 1,
+      quietAsOf: addDays(DAY, -1),
+    };
+    const move = moved(Math.log(0.6));
+    let active: ActiveDrop[] = [outage];
+    let runs: DomainRun[] = [];
+    const classes: string[][] = [];
+    for (const day of [0, 1]) {
+      const moves = movesOf(move);
+      runs = domainRunsAfter(runs, moves, variation, addDays(DAY, day));
+      const result = classifyDrops(input(day, moves, active, runs));
+      classes.push(result.drops.map((d) => d.class));
+      active = result.active;
+    }
+    // Not the outage going on (ongoing): it ends quietly, and the campaign's end is news.
+    expect(classes).toEqual([[], ['new']]);
+    expect(active).toMatchObject([{ lastNotified: addDays(DAY, 1), notifiedDropPercent: 40 }]);
+  });
+
+  it('a run that began more than DROP_HOLD_DAYS after a drop told was first seen is news', () => {
+    // An outage told 9 days before, kept going 4 days before by a bad day of 13%.
+    const outage: ActiveDrop = {
+      scope: 'domain',
+      domainId: 2,
+      domainUrl: 'two.example',
+      firstSeen: addDays(DAY, -9),
+      lastSeen: addDays(DAY, -4),
+      lastNotified: addDays(DAY, -9),
+      dropPercent: 13,
+      dropPercent14: 13,
+      notifiedDropPercent: 97,
+      quietRuns: 0,
+    };
+    const moves = movesOf(moved(Math.log(0.6)));
+    let runs = domainRunsAfter([], moves, variation, DAY);
+    const first = classifyDrops(input(0, moves, [outage], runs));
+    expect(first.drops.map((d) => d.class)).toEqual(['ongoing']);
+    runs = domainRunsAfter(runs, moves, variation, addDays(DAY, 1));
+    const second = classifyDrops(input(1, moves, first.active, runs));
+    expect(second.drops.map((d) => d.class)).toEqual(['new']);
+    expect(second.active).toMatchObject([{ firstSeen: addDays(DAY, 1), notifiedDropPercent: 40 }]);
+  });
+
+  it('a drop told and seen within DROP_HOLD_DAYS goes on: the lasting drop is not told again', () => {
+    const told: ActiveDrop = {
+      scope: 'domain',
+      domainId: 2,
+      domainUrl: 'two.example',
+      firstSeen: addDays(DAY, -3),
+      lastSeen: addDays(DAY, -3),
+      lastNotified: addDays(DAY, -3),
+      dropPercent: 45,
+      dropPercent14: 45,
+      notifiedDropPercent: 45,
+      quietRuns: 0,
+    };
+    const moves = movesOf(moved(Math.log(0.6)));
+    let runs = domainRunsAfter([], moves, variation, DAY);
+    let result = classifyDrops(input(0, moves, [told], runs));
+    runs = domainRunsAfter(runs, moves, variation, addDays(DAY, 1));
+    result = classifyDrops(input(1, moves, result.active, runs));
+    expect(result.drops.map((d) => d.class)).toEqual(['ongoing']);
   });
 });
 
