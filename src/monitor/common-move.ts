@@ -156,9 +156,13 @@ export function commonMoves(
     const known = sample * weight;
     knownWeight += known;
     listedWeight += points.length * weight;
+    const censored = censoredMove(points, known, sample);
+    // Most of it not listed: what its listed ISPs show of a dip (its own move only when day 30
+    // back was quieter, ownPartialMove).
+    const partial = censored === undefined ? partialMove(points, weight, known) : undefined;
     const move =
-      censoredMove(points, known, sample) ??
-      (day30Quieter ? ownPartialMove(points, weight, known, own) : undefined);
+      censored ??
+      (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined);
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
@@ -172,8 +176,7 @@ export function commonMoves(
     }
     // In the network's median a domain showing the dip in part counts by its listed ISPs on any
     // day (day 30 back quieter or not).
-    const shownMove =
-      move === undefined || move.partial === true ? partialMove(points, weight, known) : move;
+    const shownMove = censored ?? partial;
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
@@ -327,15 +330,8 @@ function partialMove(
  * lists its deepest ISPs as a move (5 of 29 listed, their median 54%) that is no move of the
  * domain (docs/alert-quality.md). The network's median of the domains' moves reads partialMove.
  */
-function ownPartialMove(
-  points: readonly Point[],
-  weight: number,
-  known: number,
-  own: number,
-): CommonMove | undefined {
-  const move = partialMove(points, weight, known);
-  if (move !== undefined) move.se = Math.sqrt(move.se * move.se + own);
-  return move;
+function ownPartialMove(partial: CommonMove, own: number): CommonMove {
+  return { ...partial, se: Math.sqrt(partial.se * partial.se + own) };
 }
 
 function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {

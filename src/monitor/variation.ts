@@ -238,26 +238,13 @@ export function dayEstimates(samples: readonly ComparisonDays[], current: Variat
     if (list === undefined) byDomain.set(sample.domainId, [sample]);
     else list.push(sample);
   }
+  const days = [...byDomain.values()].map(domainDay);
   // A holiday 7 or 14 days back moves every domain at once; its day says nothing of noise.
-  if (networkShifted(byDomain, current)) return out;
-  for (const pairs of byDomain.values()) {
-    const n = pairs.length;
-    const q = new Array<number>(n);
-    const chance = new Array<number>(n);
-    const excess = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      const p = pairs[i]!;
-      const d7 = Math.log(p.d7 + 0.5);
-      const d14 = Math.log(p.d14 + 0.5);
-      q[i] = d7 - d14;
-      chance[i] = 1 / (p.d7 + 0.5) + 1 / (p.d14 + 0.5);
-      // The API lists a pair when yesterday is below each comparison day in whole clicks: a
-      // listed day is at least yesterday + 1, so the cut lies halfway (yesterday + 1 on this
-      // half-click scale). Read at yesterday itself, pairs whose chance is as large as their
-      // variation read 10-25% low, and the fixed point below doubles that.
-      excess[i] = (d7 + d14) / 2 - Math.log(p.yesterday + 1);
-    }
-    if (n >= SHIFT_GATE_MIN_PAIRS && shiftedDay(q, chance, current)) continue;
+  if (networkShifted(days, current)) return out;
+  for (const day of days) {
+    const { q, chance, excess } = day;
+    const n = q.length;
+    if (n >= SHIFT_GATE_MIN_PAIRS && shiftedDay(day, current)) continue;
     for (let k = 0; k < grid; k++) {
       const assumed = VARIATION_GRID[k]! ** 2;
       let s1 = 0;
@@ -304,16 +291,42 @@ export function dayEstimates(samples: readonly ComparisonDays[], current: Variat
   return out;
 }
 
+/** A domain's listed pairs of the day, each one's q, chance and excess (the module's comment). */
+interface DomainDay {
+  q: number[];
+  chance: number[];
+  excess: number[];
+}
+
+function domainDay(pairs: readonly ComparisonDays[]): DomainDay {
+  const n = pairs.length;
+  const day: DomainDay = {
+    q: new Array<number>(n),
+    chance: new Array<number>(n),
+    excess: new Array<number>(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const p = pairs[i]!;
+    const d7 = Math.log(p.d7 + 0.5);
+    const d14 = Math.log(p.d14 + 0.5);
+    day.q[i] = d7 - d14;
+    day.chance[i] = 1 / (p.d7 + 0.5) + 1 / (p.d14 + 0.5);
+    // The API lists a pair when yesterday is below each comparison day in whole clicks: a
+    // listed day is at least yesterday + 1, so the cut lies halfway (yesterday + 1 on this
+    // half-click scale). Read at yesterday itself, pairs whose chance is as large as their
+    // variation read 10-25% low, and the fixed point below doubles that.
+    day.excess[i] = (d7 + d14) / 2 - Math.log(p.yesterday + 1);
+  }
+  return day;
+}
+
 /**
  * Whether a domain's day moved as a whole between its comparison days (a holiday or a
  * campaign's end 7 or 14 days back): its median q beyond what the common variation and the
  * median's own noise allow (movedBeyond).
  */
-function shiftedDay(q: readonly number[], chance: readonly number[], current: Variation): boolean {
-  const own = 2 * (current.extra - current.common);
-  let spread = 0;
-  for (const p of chance) spread += LISTED_SHARE_TYPICAL * (own + p);
-  return movedBeyond(median(q), LISTED_SHARED_SHARE * 2 * current.common, spread, chance.length);
+function shiftedDay(day: DomainDay, current: Variation): boolean {
+  return movedBeyond(day.q, day.chance, LISTED_SHARED_SHARE * 2 * current.common, current);
 }
 
 /**
@@ -324,37 +337,38 @@ function shiftedDay(q: readonly number[], chance: readonly number[], current: Va
  * median alone is too noisy to stand out from its common variation: left in, the network's
  * holidays read as shared variation, and a campaign's end as noise.
  */
-function networkShifted(
-  byDomain: ReadonlyMap<number, readonly ComparisonDays[]>,
-  current: Variation,
-): boolean {
-  if (byDomain.size < 2) return false;
-  const q: number[] = [];
-  let spread = 0;
-  for (const pairs of byDomain.values()) {
-    for (const p of pairs) {
-      q.push(Math.log(p.d7 + 0.5) - Math.log(p.d14 + 0.5));
-      spread +=
-        LISTED_SHARE_TYPICAL *
-        (2 * (current.extra - current.common) + 1 / (p.d7 + 0.5) + 1 / (p.d14 + 0.5));
-    }
-  }
+function networkShifted(days: readonly DomainDay[], current: Variation): boolean {
+  if (days.length < 2) return false;
+  const q = days.flatMap((day) => day.q);
   if (q.length < SHIFT_GATE_MIN_PAIRS) return false;
   const shared =
-    LISTED_SHARED_SHARE *
-    2 *
-    (current.network + (current.common - current.network) / byDomain.size);
-  return movedBeyond(median(q), shared, spread, q.length);
+    LISTED_SHARED_SHARE * 2 * (current.network + (current.common - current.network) / days.length);
+  return movedBeyond(
+    q,
+    days.flatMap((day) => day.chance),
+    shared,
+    current,
+  );
 }
 
 /**
- * Whether a median of n listed pairs' q lies beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of what
- * their shared variance and the median's own noise allow: a median of n draws varies about
- * pi/2 times as much as their mean, `spread` / n (the summed spread of the n pairs, over n^2).
+ * Whether the median of n listed pairs' q lies beyond SHIFT_GATE_MIN and SHIFT_GATE_Z sd of
+ * what their shared variance and the median's own noise allow. That noise: each pair's own
+ * variation and chance, of which a listed pair keeps a typical share, summed as `spread`; a
+ * median of n draws varies about pi/2 times as much as their mean, `spread` / n^2.
  */
-function movedBeyond(medianQ: number, shared: number, spread: number, n: number): boolean {
+function movedBeyond(
+  q: readonly number[],
+  chance: readonly number[],
+  shared: number,
+  current: Variation,
+): boolean {
+  const own = 2 * (current.extra - current.common);
+  let spread = 0;
+  for (const p of chance) spread += LISTED_SHARE_TYPICAL * (own + p);
+  const n = q.length;
   const sd = Math.sqrt(shared + ((Math.PI / 2) * spread) / (n * n));
-  return Math.abs(medianQ) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
+  return Math.abs(median(q)) > Math.max(SHIFT_GATE_MIN, SHIFT_GATE_Z * sd);
 }
 
 /** The share of spread a typical listed pair keeps (the listing rule's, day 30 back alike). */
