@@ -307,7 +307,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const day30 = new Day30Evidence(settings.minBaselineClicks);
   for (const entry of listed) day30.add(entry);
   const day30Share = day30.share();
-  const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter());
+  // A domain whose own drop is active was seen down on days before: a move of its own, not the
+  // network's dip (commonMoves, seenInEvery).
+  const ownDrops = new Set<number>();
+  for (const drop of learned?.drops ?? []) if (drop.scope === 'domain') ownDrops.add(drop.domainId);
+  const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
+    ownDrops,
+    minDropPercent: settings.minDropPercent,
+  });
   // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
   // active on their own: their own declines, told before, are not the domain's.
   const activeHashes = new Map<number, Set<number>>();

@@ -20,7 +20,8 @@ import { median } from './variation.js';
  * (ownPartialMove). (On other days those are declines of their own that met: the list would have
  * shown the domain whole.) The network moved when most of its domains did, by the median of its
  * domains' moves (a domain that did not move counting as above, one that shows a dip in part by the
- * median of its listed ISPs).
+ * median of its listed ISPs). On a day day 30 back was quieter, a domain seen dipping beside ISPs
+ * of every other domain down about as much is the network's dip too (seenInEvery).
  * docs/alert-quality.md has the measurement.
  */
 
@@ -95,6 +96,17 @@ export function logRatio(after: number, before: number): number {
   return Math.log((after + 0.5) / (before + 0.5));
 }
 
+/**
+ * What tells a domain's own move from the network's dip that day 30 back hides
+ * (seenInEvery): which domains' own drops are active, and how deep a dip is worth a look.
+ */
+export interface SeenDipContext {
+  /** Domains whose own common drop is active from an earlier run (told or remembered). */
+  ownDrops: ReadonlySet<number>;
+  /** alerts.minDropPercent: a domain seen dipping is down at least this on both weeks. */
+  minDropPercent: number;
+}
+
 export function commonMoves(
   known: readonly KnownDomain[],
   listed: readonly IspTrend[],
@@ -114,6 +126,8 @@ export function commonMoves(
    * network's dip.
    */
   day30Quieter = false,
+  /** Absent: a domain seen dipping is never read with the others' few ISPs (seenInEvery). */
+  seenDip?: SeenDipContext,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
@@ -147,6 +161,9 @@ export function commonMoves(
   let inPart = 0;
   /** Beside domains seen whole: what the domains not seen whole show of a hidden dip. */
   const beside = { whole: [] as Point[][], domains: [] as Point[][], deepestWhole: 0 };
+  /** The domains that moved, whole or in part, and the listed points of those that did not. */
+  const seen: Array<{ domainId: number; move: CommonMove; points: Point[] }> = [];
+  const unmoved: Point[][] = [];
   let knownWeight = 0;
   let listedWeight = 0;
   for (const [domainId, { domain, points }] of byDomain) {
@@ -164,6 +181,8 @@ export function commonMoves(
       censored ??
       (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined);
     if (move !== undefined) domains.set(domainId, move);
+    if (move !== undefined) seen.push({ domainId, move, points });
+    else unmoved.push(points);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
       if (move === undefined || move.partial === true) inPart++;
@@ -215,6 +234,12 @@ export function commonMoves(
         listedWeight,
         knownWeight,
       );
+    }
+  }
+  if (moves.network === undefined && day30Quieter && seenDip !== undefined) {
+    const alike = seenInEvery(seen, unmoved, seenDip);
+    if (alike !== undefined) {
+      moves.network = hiddenNetworkMove(alike, ofNetwork.length, listedWeight, knownWeight);
     }
   }
   return moves;
@@ -269,6 +294,49 @@ function besideWhole(beside: { domains: Point[][]; deepestWhole: number }): Poin
   let shown = 0;
   for (const points of alike) shown += shownCount(points);
   return shown >= SHOWN_MIN_ISPS ? alike : undefined;
+}
+
+/**
+ * A network's dip on a day day 30 back hides most of it, read from a domain seen dipping (whole,
+ * or in part) and the few ISPs of every other domain that show it. A holiday lowers every domain
+ * alike; the list shows whole the domain whose day 30 back was busy enough, and of the others
+ * only the ISPs whose day 30 back was still above yesterday: one or two of each, down beyond
+ * SHOWN_Z on their own and within SHOWN_Z of their own noise of the dip seen. Every other domain
+ * must show one: on the simulation's days day 30 back was quieter, chance shows one in a domain
+ * about one day in ten at `poisson` and one in six at `heavy`, a holiday in 86% to 42% of them
+ * (docs/alert-quality.md). A domain's own event is none of it: its drop seen on the days before
+ * (a campaign's end is listed for a week), a move under minDropPercent on either week (its bad
+ * day), an outage (no other domain's ISP is as deep); an ISP's own step down beside it is
+ * deeper than the dip by more than SHOWN_Z and shows nothing of it. Returns the listed points of
+ * the domains seen and the ISPs of the others that show the dip (the move is their median), or
+ * undefined.
+ */
+function seenInEvery(
+  seen: ReadonlyArray<{ domainId: number; move: CommonMove; points: readonly Point[] }>,
+  unmoved: readonly (readonly Point[])[],
+  context: SeenDipContext,
+): Point[][] | undefined {
+  if (seen.length === 0 || unmoved.length === 0) return undefined;
+  const floor = Math.log(1 - context.minDropPercent / 100);
+  let dip = -Infinity;
+  for (const { domainId, move, points } of seen) {
+    if (context.ownDrops.has(domainId) || move.log7 > floor || move.log14 > floor) {
+      return undefined;
+    }
+    // A domain seen whole on such a day lists its deeper ISPs; its median counts the unlisted
+    // ones as above, though many are only hidden. The dip is the deeper of the two, the
+    // shallowest over the domains seen.
+    dip = Math.max(dip, Math.min(move.log7, median(points.map((p) => p.log7))));
+  }
+  const alike: Point[][] = [];
+  for (const points of unmoved) {
+    const near = points.filter(
+      (p) => p.shows && Math.abs(p.log7 - dip) < SHOWN_Z * Math.sqrt(p.noise),
+    );
+    if (near.length === 0) return undefined;
+    alike.push(near);
+  }
+  return [...seen.map((s) => [...s.points]), ...alike];
 }
 
 /** A domain shows the network's dip in part with this many ISPs ... */

@@ -126,6 +126,23 @@ describe('common drops: most of a domain, or of the network, down together', () 
     }
   });
 
+  it('a holiday day 30 back hides: a domain seen whole and one ISP of each other domain', () => {
+    // A Tuesday behind quieter Sundays (day 30 back at 75% of the weekday): the domain whose
+    // Sunday was busy enough is listed whole at -30%, the others by one ISP each at -35%.
+    const quieter = (list: IspTrend[]) =>
+      list.map((e) => ({ ...e, thirty_days_ago_total_clicks: 750 }));
+    const holiday = quieter([...down(3, 25, 0.7), ...down(1, 1, 0.65), ...down(2, 1, 0.65)]);
+    const [day1, day2, day3] = days([holiday, [], []]);
+    expect(emailed(day1!)).toMatchObject([{ scope: 'network', class: 'new' }]);
+    expect(day1!.counts.new).toBe(0);
+    for (const day of [day2!, day3!]) expect(day.counts.cleared).toBe(0);
+    // The same list the day after domain 3 was seen down on its own (a campaign that ended):
+    // its own drop goes on, and the two ISPs beside it are judged on their own.
+    const [, after] = days([quieter(down(3, 25, 0.6)), holiday]);
+    expect(after!.drops?.some((d) => d.scope === 'network')).toBe(false);
+    expect(after!.counts.new).toBe(2);
+  });
+
   it('a domain down: one domain headline, no card per pair; the network is not', () => {
     const [day1] = days([[...down(2, 28, 0.02), ...down(1, 3, 0.9)]]);
     expect(emailed(day1!)).toMatchObject([{ scope: 'domain', domainId: 2, class: 'new' }]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { isCommonDrop } from '../../src/monitor/common-drops.js';
-import { commonMoves, SHOWN_MIN_ISPS } from '../../src/monitor/common-move.js';
+import { commonMoves, SHOWN_MIN_ISPS, type SeenDipContext } from '../../src/monitor/common-move.js';
 import {
   inSample,
   ispHash,
@@ -99,6 +99,7 @@ const movesOf = (
   today: Listed[],
   day30Quieter = false,
   variation: Variation = CHANCE,
+  seenDip?: SeenDipContext,
 ) =>
   commonMoves(
     update(known, today),
@@ -108,6 +109,7 @@ const movesOf = (
     DAY,
     (i) => today[i]!.shows,
     day30Quieter,
+    seenDip,
   );
 
 describe('commonMoves: a domain or the network down together', () => {
@@ -244,5 +246,59 @@ describe('commonMoves: a domain or the network down together', () => {
     // An ISP listed shallower than the whole domain's move does not count.
     const shallower = [...shown(3, 25, 0.7), ...shown(1, 2, 0.65), ...shown(2, 1, 0.8)];
     expect(movesWith(shallower, true).network).toBeUndefined();
+  });
+
+  describe('day 30 back quieter: a domain seen dipping beside an ISP of every other domain, as deep, is the network', () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const shown = (domainId: number, n: number, ratio: number, from = 0) =>
+      listed(domainId, from, from + n, ratio, true);
+    const fresh: SeenDipContext = { ownDrops: new Set(), minDropPercent: 20 };
+    const movesWith = (today: Listed[], day30Quieter = true, seenDip = fresh) =>
+      movesOf(known, today, day30Quieter, CHANCE, seenDip);
+    // A holiday on a Tuesday: the domain with busy weekends listed whole at -30%; of the others,
+    // their quieter Sunday (day 30 back) hides all but one ISP each, down about as much.
+    const others = [...shown(1, 1, 0.65), ...shown(2, 1, 0.68)];
+    const holiday = [...shown(3, 25, 0.7), ...others];
+
+    it('is the network, by the median of the ISPs that show it', () => {
+      const moves = movesWith(holiday);
+      expect(moves.network).toMatchObject({ partial: true, domainsMoved: 3, domainsKnown: 3 });
+      expect(moves.network?.log7).toBeCloseTo(Math.log(700.5 / 1000.5), 9);
+      // Two ISPs beside it are too few for the rule of the domains seen whole (besideWhole).
+      expect(movesOf(known, holiday, true).network).toBeUndefined();
+      // A domain seen in part (SHOWN_MIN_ISPS of its ISPs) is seen dipping as well.
+      expect(movesWith([...shown(3, 5, 0.7), ...others]).network).toMatchObject({ partial: true });
+    });
+
+    it('not on a day the list would have shown the others whole', () => {
+      expect(movesWith(holiday, false).network).toBeUndefined();
+    });
+
+    it('not when a domain shows none of it', () => {
+      expect(movesWith([...shown(3, 25, 0.7), ...shown(1, 1, 0.65)]).network).toBeUndefined();
+      const unshown = listed(2, 0, 1, 0.68, false);
+      expect(
+        movesWith([...shown(3, 25, 0.7), ...shown(1, 1, 0.65), ...unshown]).network,
+      ).toBeUndefined();
+    });
+
+    it("not the domain's own drop, seen on the days before (a campaign's end)", () => {
+      const own: SeenDipContext = { ...fresh, ownDrops: new Set([3]) };
+      expect(movesWith(holiday, true, own).network).toBeUndefined();
+    });
+
+    it('not a move under minDropPercent on either week (a bad day of one domain)', () => {
+      const shallow = [...shown(3, 25, 0.85), ...shown(1, 1, 0.83), ...shown(2, 1, 0.84)];
+      expect(movesWith(shallow).network).toBeUndefined();
+    });
+
+    it("not an outage, nor beside one ISP's own step down: not as deep", () => {
+      expect(movesWith([...shown(3, 30, 0.02), ...others]).network).toBeUndefined();
+      const step = [...shown(3, 25, 0.7), ...shown(1, 1, 0.65), ...shown(2, 1, 0.2)];
+      expect(movesWith(step).network).toBeUndefined();
+      // Beside an ISP about as deep, the step is no evidence, nor in the way.
+      const both = [...step, ...shown(2, 1, 0.66, 1)];
+      expect(movesWith(both).network).toMatchObject({ partial: true, domainsMoved: 3 });
+    });
   });
 });

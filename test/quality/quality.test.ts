@@ -46,13 +46,13 @@ interface LevelTargets {
 
 // Measured on seeds 1-8 where a target is not met (docs/alert-quality.md, "What is not met").
 const TARGETS: Record<VariationLevel, LevelTargets> = {
-  // The slide at 4.25 (target 4); 1 holiday without the headline; a campaign's end told twice,
-  // two escalations told a third time and one told worse on its deeper drop's second day.
+  // The slide at 4.25 (target 4); a campaign's end told twice, two escalations told a third
+  // time and one told worse on its deeper drop's second day.
   poisson: {
     noise: 0.5,
     quietDayEmails: 0,
     holidayNoiseAfter: 0,
-    holidaysWithoutHeadline: 1,
+    holidaysWithoutHeadline: 0,
     stepDays: 1,
     stepsLate: 0,
     domainsDownMissed: 0,
