@@ -109,6 +109,11 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
   // Redis outages are reported by check(); the connection already logs them once.
   canaryQueue.on('error', (error) => logger.debug(`canary queue: ${error.message}`));
   canaryWorker.on('error', (error) => logger.debug(`canary worker: ${error.message}`));
+  // BullMQ sets up each connection in the background (a version check on the canary worker's
+  // own connection). One closed half-way rejects where BullMQ has just removed its handlers:
+  // a worker told to stop right after its start exited 1 on that unhandled rejection. So the
+  // health check is started only once they are ready, as the worker's queues are.
+  await Promise.all([canaryQueue.waitUntilReady(), canaryWorker.waitUntilReady()]);
 
   // One add at a time: while Redis is down an add waits in the client's queue, and a new one
   // every interval would pile up.
