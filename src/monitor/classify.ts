@@ -36,6 +36,7 @@ import {
   type Silence,
   type WatchedRun,
 } from './types.js';
+import { domainRunsAfter } from './domain-runs.js';
 import { judgedVariation } from './judged-variation.js';
 import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
 
@@ -345,6 +346,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const reported = new Map<number, Map<IsoDate, number>>();
   const runs: WatchedRun[] = [];
   const runsStarted: IspTrend[] = [];
+  /** The domains that moved today with an ISP told before that the move explains. */
+  const explained = new Set<number>();
 
   /**
    * What a pair's step changes besides its result object: the history, the counts, the
@@ -428,6 +431,11 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const steady =
       !today.alertable && isSteadyDecline(run, steadyDay(today, noise), settings, variation);
     if (steady) today.alertable = true;
+    // An ISP told before, no longer down beyond its domain's move today: its drop was the
+    // domain's, told in part (monitor/domain-runs.ts).
+    if (prev !== undefined && !today.alertable && moves.domains.has(domainId)) {
+      explained.add(domainId);
+    }
     if (prev === undefined && !today.alertable) {
       belowThreshold++;
       continue;
@@ -534,10 +542,12 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const added = newPairs(pairs, counts.new);
   const rollup = domains.build();
   const joined = joinReported(added, reported, rollup, counts);
+  const domainRuns = domainRunsAfter(learned?.domainRuns, moves, variation, asOf, explained);
   const drops = classifyDrops({
     asOf,
     moves,
     variation,
+    domainRuns,
     settings,
     active: learned?.drops ?? [],
     isSilenced: (scope, domainId) => silencesWhole(input.silences, scope, domainId),
@@ -548,6 +558,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     known,
     drops: drops.active,
   };
+  if (domainRuns.length > 0) learnedAfter.domainRuns = domainRuns;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.

@@ -5,8 +5,17 @@ import {
   type CommonMoves,
   type DomainListing,
 } from './common-move.js';
+import { isLastingDrop, runSignificance } from './domain-runs.js';
+import { judgedShared } from './judged-variation.js';
 import { severityOf, type Thresholds } from './thresholds.js';
-import type { ActiveDrop, ClassifiedDrop, DropClass, DropScope, Variation } from './types.js';
+import type {
+  ActiveDrop,
+  ClassifiedDrop,
+  DomainRun,
+  DropClass,
+  DropScope,
+  Variation,
+} from './types.js';
 
 /**
  * Common drops (glossary in types.ts): most ISPs of a domain, or most of the network, down
@@ -66,7 +75,8 @@ function percentOf(log: number): number {
  * z of a common move against the variation it shares: both days of the comparison carry it,
  * and the median its own noise (`se`). A domain's move shares its domain's and the network's
  * part (`common`); the network's, the network's part and its domains' averaged over them; a
- * domain's move beyond the network's move that day (`relativeTo`), its domain's part alone.
+ * domain's move beyond the network's move that day (`relativeTo`), its domain's part alone. A
+ * domain's parts as judged (judgedShared): not below the prior's while few days are learned.
  */
 export function moveSignificance(
   move: CommonMove,
@@ -80,11 +90,11 @@ export function moveSignificance(
   if ('domainsKnown' in move && typeof move.domainsKnown === 'number') {
     variance = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
   } else if (relativeTo !== undefined) {
-    variance = 2 * domainPart + relativeTo.se * relativeTo.se;
+    variance = 2 * judgedShared(variation).domain + relativeTo.se * relativeTo.se;
     log7 -= relativeTo.log7;
     log14 -= relativeTo.log14;
   } else {
-    variance = 2 * variation.common;
+    variance = 2 * judgedShared(variation).common;
   }
   const sd = Math.sqrt(variance + move.se * move.se);
   return sd > 0 ? Math.min(-log7, -log14) / sd : Infinity;
@@ -232,6 +242,8 @@ export interface DropsInput {
   isSilenced: (scope: DropScope, domainId: number) => boolean;
   /** Domain URLs, and clicks lost and 7-days-back clicks of the listed pairs, per domain. */
   domains: ReadonlyMap<number, { url: string; clicksLost: number; baselineClicks: number }>;
+  /** The domains' runs of moved days, today's counted (monitor/domain-runs.ts). */
+  domainRuns?: readonly DomainRun[];
 }
 
 /**
@@ -249,10 +261,24 @@ export function classifyDrops(input: DropsInput): {
   for (const drop of input.active) byKey.set(keyOf(drop.scope, drop.domainId), drop);
 
   const network = moves.network;
-  const found: Array<{ scope: DropScope; domainId: number; move: CommonMove }> = [];
+  const runs = new Map<number, DomainRun>();
+  for (const run of input.domainRuns ?? []) runs.set(run.domainId, run);
+  const found: Array<{ scope: DropScope; domainId: number; move: CommonMove; run?: DomainRun }> =
+    [];
   for (const [domainId, move] of moves.domains) {
     if (isCommonDrop(move, variation, settings, network)) {
       found.push({ scope: 'domain', domainId, move });
+      continue;
+    }
+    // A domain that dropped and stays down, none of its days a headline alone: told once, as
+    // news (a drop already told goes on as before, below).
+    const run = runs.get(domainId);
+    const prev = byKey.get(keyOf('domain', domainId));
+    if (
+      (prev?.lastNotified === undefined || isBefore(prev, run)) &&
+      isLastingDrop(run, move, asOf, settings)
+    ) {
+      found.push({ scope: 'domain', domainId, move, run });
     }
   }
   // The network's dip is told when it is beyond noise, or beside a domain that dropped further
@@ -265,12 +291,16 @@ export function classifyDrops(input: DropsInput): {
     found.unshift({ scope: 'network', domainId: 0, move: network });
   }
   const seen = new Set<string>();
-  for (const { scope, domainId, move } of found) {
+  for (const { scope, domainId, move, run } of found) {
     const key = keyOf(scope, domainId);
     seen.add(key);
-    const prev = byKey.get(key);
+    // A drop told long ago and not seen since is over: what is found today is news of its own.
+    const told = byKey.get(key);
+    const prev =
+      told !== undefined && (isOver(told, asOf) || isBefore(told, run)) ? undefined : told;
     const silenced = input.isSilenced(scope, domainId);
     const drop = classified(input, scope, domainId, move, prev);
+    if (run !== undefined) drop.significance = runSignificance(run);
     if (prev === undefined || prev.lastNotified === undefined) {
       // News: first found, or first beyond noise after it was only remembered.
       drop.class = silenced ? 'silenced' : 'new';
@@ -319,7 +349,7 @@ export function classifyDrops(input: DropsInput): {
     if (seen.has(key)) continue;
     const move = prev.scope === 'network' ? moves.network : moves.domains.get(prev.domainId);
     const silenced = input.isSilenced(prev.scope, prev.domainId);
-    if (sustainsDrop(move, settings)) {
+    if (sustainsDrop(move, settings) && !isOver(prev, asOf)) {
       // Still down, less than a headline: it goes on, quietly.
       const drop = classified(input, prev.scope, prev.domainId, move!, prev);
       drop.class = silenced ? 'silenced' : 'ongoing';
@@ -347,6 +377,26 @@ export function classifyDrops(input: DropsInput): {
     after.push({ ...prev, quietRuns, quietAsOf: asOf });
   }
   return { drops, active: after };
+}
+
+/**
+ * An active drop not seen for more than DROP_HOLD_DAYS (held, then quiet): it is over, and a move
+ * of its domain now is another event, not the drop going on. A domain's outage held a week after
+ * it ended, its campaign's end 8-9 days after it was taken as the outage still going on: never
+ * told (`moderate` and `heavy`, held out seeds 11, 22, 23).
+ */
+function isOver(drop: ActiveDrop, asOf: IsoDate): boolean {
+  return daysBetween(drop.lastSeen, asOf) > DROP_HOLD_DAYS;
+}
+
+/**
+ * A drop told (or remembered) more than DROP_HOLD_DAYS before a domain's run began: the run is
+ * another event. A step down is listed for DROP_HOLD_DAYS after it began, then its comparison
+ * days are inside it; an outage told, a bad day that kept it going 4 days later, and the
+ * campaign's end 9 days after it were taken for the outage (`heavy`, held out seed 23).
+ */
+function isBefore(drop: ActiveDrop, run: DomainRun | undefined): boolean {
+  return run !== undefined && daysBetween(drop.firstSeen, run.first) > DROP_HOLD_DAYS;
 }
 
 function keyOf(scope: DropScope, domainId: number): string {

@@ -66,6 +66,8 @@ export interface CommonMoves {
   listings: Map<number, DomainListing>;
   /** The whole network, when most of it moved together across at least two domains. */
   network?: NetworkMove;
+  /** Whether day 30 back was a quieter day (the list shows a lowered domain only in part). */
+  day30Quieter?: boolean;
 }
 
 /**
@@ -201,7 +203,7 @@ export function commonMoves(
     );
     listings.set(domainId, listingOf(points, points.length * weight, known));
   }
-  const moves: CommonMoves = { domains, listings };
+  const moves: CommonMoves = { domains, listings, day30Quieter };
   if (domains.size >= 2 && domains.size * 2 > ofNetwork.length) {
     const half = knownWeight / 2;
     const log7 = weightedLower(ofNetwork, (d) => d.log7, half);

@@ -20,6 +20,10 @@
  *   active pair keeps it for up to 2 days out of the list, for a held run).
  * - steady decline: alertable because of its listed run (3+ days, certain together, still as
  *   deep, today at least 3/4 of minDropPercent) although today's numbers alone are not.
+ * - domain run (monitor/domain-runs.ts): the consecutive as-of dates a domain moved whole (days
+ *   the list could not show it skipped), with its moves summed: a domain that dropped and stays
+ *   down (a campaign that ended) is told as a common drop when its days together are beyond
+ *   noise, although no single day is.
  * - joined: a pair that would be new, in a headline domain of which at least HEADLINE_MIN_ISPS
  *   pairs were already active and are still alertable: it was reported with its domain, so it
  *   becomes active as ongoing (no e-mail of its own).
@@ -338,6 +342,27 @@ export interface LearnedState {
   variation?: LearnedVariation;
   known: KnownDomain[];
   drops: ActiveDrop[];
+  /** The domains' runs of moved days (monitor/domain-runs.ts); absent: none. */
+  domainRuns?: DomainRun[];
+}
+
+/** A domain's run of days it moved whole, as remembered between runs (monitor/domain-runs.ts). */
+export interface DomainRun {
+  domainId: number;
+  /** As-of dates: the first day counted, and the last day seen (counted, or hidden by the list). */
+  first: IsoDate;
+  last: IsoDate;
+  /** Days counted. */
+  days: number;
+  /** Sums over the days counted: the moves against 7 and 14 days back (log), their variance. */
+  log7: number;
+  log14: number;
+  variance: number;
+  /**
+   * On a day counted, an ISP of the domain told before was listed and not down beyond the
+   * domain's move: the drop was told in part by that card (monitor/domain-runs.ts).
+   */
+  toldByCard?: boolean;
 }
 
 /** A pair's listed run, as remembered between runs (monitor/runs.ts). */

@@ -129,6 +129,20 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
       quietAsOf: date.optional(),
     }),
   ),
+  domainRuns: z
+    .array(
+      z.object({
+        domainId: z.number().int(),
+        first: date,
+        last: date,
+        days: z.number().int().min(1),
+        log7: finite,
+        log14: finite,
+        variance: finite,
+        toldByCard: z.boolean().optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({

@@ -3,8 +3,10 @@ import { addDays } from '../../src/dates.js';
 import {
   decayedSumGain,
   equivalentVariance,
+  judgedShared,
   judgedVariation,
   plausibleVariations,
+  SHARED_TRUST_DAYS,
 } from '../../src/monitor/judged-variation.js';
 import { logChiSquareDensity, logGamma, normalTail } from '../../src/monitor/normal.js';
 import { dropZ, varianceFor } from '../../src/monitor/significance.js';
@@ -12,6 +14,8 @@ import type { LearnedVariation } from '../../src/monitor/types.js';
 import {
   learnVariation,
   MAX_EXTRA_SD,
+  PRIOR_COMMON_SD,
+  PRIOR_NETWORK_SD,
   variationOf,
   type ComparisonDays,
 } from '../../src/monitor/variation.js';
@@ -198,5 +202,38 @@ describe('normal: the distributions the estimators read', () => {
   it('normalTail', () => {
     expect(normalTail(0)).toBeCloseTo(0.5, 7);
     expect(normalTail(3.5)).toBeCloseTo(2.326e-4, 6);
+  });
+});
+
+describe('judgedShared: the shared parts a domain’s move is judged by', () => {
+  const prior = {
+    common: PRIOR_COMMON_SD ** 2,
+    domain: PRIOR_COMMON_SD ** 2 - PRIOR_NETWORK_SD ** 2,
+  };
+
+  it('with nothing learned yet, the prior’s parts', () => {
+    const shared = judgedShared({ extra: 0.03, common: 0, network: 0, days: 0 });
+    expect(shared.common).toBeCloseTo(prior.common, 12);
+    expect(shared.domain).toBeCloseTo(prior.domain, 12);
+  });
+
+  it('a shared part learned as none over SHARED_TRUST_DAYS days: half the prior’s', () => {
+    const variation = { extra: 0.03, common: 0.0009, network: 0.0009, days: SHARED_TRUST_DAYS };
+    const shared = judgedShared(variation);
+    expect(shared.common).toBeCloseTo((0.0009 + prior.common) / 2, 12);
+    // The domain's own part learned as none (the network's ate the shared part).
+    expect(shared.domain).toBeCloseTo(prior.domain / 2, 12);
+  });
+
+  it('never below the learned parts, nor above the variation all together', () => {
+    const learned = { extra: 0.03, common: 0.012, network: 0.002, days: 2 };
+    expect(judgedShared(learned)).toEqual({ common: 0.012, domain: 0.01 });
+    // A network that varies little in all: its shared parts cannot be more than that.
+    const quiet = { extra: 0.001, common: 0, network: 0, days: 1 };
+    expect(judgedShared(quiet)).toEqual({ common: 0.001, domain: 0.001 });
+    expect(judgedShared({ extra: 0, common: 0, network: 0, days: 0 })).toEqual({
+      common: 0,
+      domain: 0,
+    });
   });
 });

@@ -32,6 +32,8 @@ interface LevelTargets {
   domainsDownMissed: number;
   /** Campaigns' ends told more than once or beyond their budget: the target is 0. */
   campaignsOverBudget: number;
+  /** Campaigns' ends never told (no start e-mail in their window): the target is 0. */
+  campaignsNeverTold: number;
   /** At poisson, incidents beyond their e-mail budget, the slides aside: the target is 0. */
   overBudget?: number;
   /** At poisson, escalations (>= 500 clicks a day) told worse after their deeper drop's first day. */
@@ -55,6 +57,7 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     stepsLate: 0,
     domainsDownMissed: 0,
     campaignsOverBudget: 1,
+    campaignsNeverTold: 0,
     overBudget: 3,
     escalationsLate: 1,
     slideMedian: 4.25,
@@ -69,6 +72,7 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     stepsLate: 0,
     domainsDownMissed: 0,
     campaignsOverBudget: 0,
+    campaignsNeverTold: 0,
     smallBlockDays: 3,
   },
   moderate: {
@@ -80,18 +84,19 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     stepsLate: 0,
     domainsDownMissed: 0,
     campaignsOverBudget: 0,
+    campaignsNeverTold: 0,
     slideMedian: 10,
   },
-  // 1 quiet-day e-mail, 1 noise e-mail after a holiday.
   heavy: {
     noise: 1,
-    quietDayEmails: 1,
-    holidayNoiseAfter: 1,
+    quietDayEmails: 0,
+    holidayNoiseAfter: 0,
     holidaysWithoutHeadline: 0,
     stepDays: 2,
     stepsLate: 0,
     domainsDownMissed: 0,
     campaignsOverBudget: 0,
+    campaignsNeverTold: 0,
   },
 };
 
@@ -146,6 +151,11 @@ describe.each(LEVELS)(
     it('a campaign that ends (a domain down 40% for good) is told at most once', () => {
       const over = of('campaign-end').filter((i) => i.startEmails > 1 || i.excess !== 0);
       expect(over.length).toBeLessThanOrEqual(targets.campaignsOverBudget);
+    });
+
+    it('a campaign that ends is told within the week the list shows it', () => {
+      const never = of('campaign-end').filter((i) => i.delay === null);
+      expect(never.length).toBeLessThanOrEqual(targets.campaignsNeverTold);
     });
 
     it.runIf(targets.slideMedian !== undefined)(
