@@ -233,11 +233,14 @@ async function runKind(config: Config, kind: CheckKind, options: RunOptions): Pr
       : undefined;
     const store = new RedisStore(redis, config.redis.prefix);
     // Before anything is enqueued: a refused --date enqueues nothing, for any network. The
-    // events' stream gets ready meanwhile.
-    await Promise.all([
+    // events' stream gets ready meanwhile, and is ready before a refusal closes it: BullMQ leaves
+    // a connection closed half-way with a rejection no handler is left for (the health check's
+    // canary worker exited 1 on one).
+    const settled = await Promise.allSettled([
       options.date ? checkRequestedAsOf(store, kind, networks, options.date) : undefined,
       events?.waitUntilReady(),
     ]);
+    for (const result of settled) if (result.status === 'rejected') throw result.reason;
     const jobs: Array<{ network: NetworkConfig } & EnqueuedRun> = [];
     for (const network of networks) {
       const enqueued = await enqueueManualRun(queue, {
