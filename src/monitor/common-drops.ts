@@ -1,5 +1,7 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import {
+  dropPercentOf,
+  isDeepEnough,
   listingWithout,
   type CommonMove,
   type CommonMoves,
@@ -67,10 +69,6 @@ export function dropEvent(dropClass: DropClass, scope: DropScope, domainId: numb
   return scope === 'network' ? `${dropClass}|network` : `${dropClass}|domain ${domainId}`;
 }
 
-function percentOf(log: number): number {
-  return (1 - Math.exp(log)) * 100;
-}
-
 /**
  * z of a common move against the variation it shares: both days of the comparison carry it,
  * and the median its own noise (`se`). A domain's move shares its domain's and the network's
@@ -110,28 +108,23 @@ export function isCommonDrop(
   settings: Thresholds,
   relativeTo?: CommonMove,
 ): boolean {
-  const log7 = move.log7 - (relativeTo?.log7 ?? 0);
-  const log14 = move.log14 - (relativeTo?.log14 ?? 0);
+  const beyond = {
+    log7: move.log7 - (relativeTo?.log7 ?? 0),
+    log14: move.log14 - (relativeTo?.log14 ?? 0),
+  };
   return (
-    percentOf(log7) >= settings.minDropPercent &&
-    percentOf(log14) >= settings.minDropPercent &&
+    isDeepEnough(beyond, settings.minDropPercent) &&
     (settings.minSignificance <= 0 ||
       moveSignificance(move, variation, relativeTo) >= settings.minSignificance)
-  );
-}
-
-/** The network moved down at least minDropPercent on both weeks (beyond noise or not). */
-function isDeepEnough(move: CommonMove, settings: Thresholds): boolean {
-  return (
-    percentOf(move.log7) >= settings.minDropPercent &&
-    percentOf(move.log14) >= settings.minDropPercent
   );
 }
 
 /** A common move that keeps an active drop going: still down at least DROP_SUSTAIN_SHARE. */
 function sustainsDrop(move: CommonMove | undefined, settings: Thresholds): boolean {
   const floor = settings.minDropPercent * DROP_SUSTAIN_SHARE;
-  return move !== undefined && percentOf(move.log7) >= floor && percentOf(move.log14) >= floor;
+  return (
+    move !== undefined && dropPercentOf(move.log7) >= floor && dropPercentOf(move.log14) >= floor
+  );
 }
 
 /** An active drop's listed ISPs still show it when their median is this share of it or deeper. */
@@ -150,8 +143,8 @@ export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined)
     drop.scope === 'domain' &&
     listing?.listedLog7 !== undefined &&
     listing.listedLog14 !== undefined &&
-    percentOf(listing.listedLog7) >= drop.dropPercent * STILL_SHOWN_SHARE &&
-    percentOf(listing.listedLog14) >= drop.dropPercent14 * STILL_SHOWN_SHARE
+    dropPercentOf(listing.listedLog7) >= drop.dropPercent * STILL_SHOWN_SHARE &&
+    dropPercentOf(listing.listedLog14) >= drop.dropPercent14 * STILL_SHOWN_SHARE
   );
 }
 
@@ -286,7 +279,7 @@ export function classifyDrops(input: DropsInput): {
   if (
     network !== undefined &&
     (isCommonDrop(network, variation, settings) ||
-      (found.length > 0 && isDeepEnough(network, settings)))
+      (found.length > 0 && isDeepEnough(network, settings.minDropPercent)))
   ) {
     found.unshift({ scope: 'network', domainId: 0, move: network });
   }
@@ -337,7 +330,7 @@ export function classifyDrops(input: DropsInput): {
   for (const [domainId, move] of moves.domains) {
     const key = keyOf('domain', domainId);
     if (seen.has(key) || byKey.has(key) || network !== undefined) continue;
-    if (!isDeepEnough(move, settings)) continue;
+    if (!isDeepEnough(move, settings.minDropPercent)) continue;
     seen.add(key);
     const drop = classified(input, 'domain', domainId, move, undefined);
     const remembered = started(drop, asOf);
@@ -430,8 +423,8 @@ function classified(
     domainUrl: url,
     class: 'ongoing',
     firstSeen: prev?.firstSeen ?? input.asOf,
-    dropPercent: percentOf(move.log7),
-    dropPercent14: percentOf(move.log14),
+    dropPercent: dropPercentOf(move.log7),
+    dropPercent14: dropPercentOf(move.log14),
     significance:
       scope === 'network'
         ? moveSignificance(move, input.variation)

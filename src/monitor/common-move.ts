@@ -96,6 +96,19 @@ export function logRatio(after: number, before: number): number {
   return Math.log((after + 0.5) / (before + 0.5));
 }
 
+/** The drop in percent a move on the log scale is (a move up: negative). */
+export function dropPercentOf(log: number): number {
+  return (1 - Math.exp(log)) * 100;
+}
+
+/** A move down at least minDropPercent on both weeks (beyond noise or not). */
+export function isDeepEnough(
+  move: { log7: number; log14: number },
+  minDropPercent: number,
+): boolean {
+  return dropPercentOf(move.log7) >= minDropPercent && dropPercentOf(move.log14) >= minDropPercent;
+}
+
 /**
  * What tells a domain's own move from the network's dip that day 30 back hides
  * (seenInEvery): which domains' own drops are active, and how deep a dip is worth a look.
@@ -317,10 +330,9 @@ function seenInEvery(
   context: SeenDipContext,
 ): Point[][] | undefined {
   if (seen.length === 0 || unmoved.length === 0) return undefined;
-  const floor = Math.log(1 - context.minDropPercent / 100);
   let dip = -Infinity;
   for (const { domainId, move, points } of seen) {
-    if (context.ownDrops.has(domainId) || move.log7 > floor || move.log14 > floor) {
+    if (context.ownDrops.has(domainId) || !isDeepEnough(move, context.minDropPercent)) {
       return undefined;
     }
     // A domain seen whole on such a day lists its deeper ISPs; its median counts the unlisted

@@ -1,5 +1,5 @@
 import { daysBetween, type IsoDate } from '../dates.js';
-import type { CommonMove, CommonMoves } from './common-move.js';
+import { isDeepEnough, type CommonMove, type CommonMoves } from './common-move.js';
 import { judgedShared } from './judged-variation.js';
 import type { Thresholds } from './thresholds.js';
 import type { DomainRun, Variation } from './types.js';
@@ -133,10 +133,6 @@ export function runSignificance(run: DomainRun): number {
   return run.variance > 0 ? Math.min(-run.log7, -run.log14) / Math.sqrt(run.variance) : 0;
 }
 
-function percentOf(log: number): number {
-  return (1 - Math.exp(log)) * 100;
-}
-
 /**
  * A domain that dropped and stays down: its run (today counted) has DOMAIN_RUN_MIN_DAYS or more,
  * its days together are beyond minSignificance and on average down minDropPercent on both weeks,
@@ -153,10 +149,11 @@ export function isLastingDrop(
     run !== undefined &&
     run.last === asOf &&
     run.days >= DOMAIN_RUN_MIN_DAYS &&
-    percentOf(run.log7 / run.days) >= settings.minDropPercent &&
-    percentOf(run.log14 / run.days) >= settings.minDropPercent &&
-    percentOf(today.log7) >= settings.minDropPercent &&
-    percentOf(today.log14) >= settings.minDropPercent &&
+    isDeepEnough(
+      { log7: run.log7 / run.days, log14: run.log14 / run.days },
+      settings.minDropPercent,
+    ) &&
+    isDeepEnough(today, settings.minDropPercent) &&
     run.toldByCard !== true &&
     (settings.minSignificance <= 0 || runSignificance(run) >= settings.minSignificance)
   );
