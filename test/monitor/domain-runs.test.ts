@@ -126,6 +126,19 @@ describe('isLastingDrop: a domain that dropped and stays down', () => {
 });
 
 describe('classifyDrops: a lasting drop is told once, as news', () => {
+  /** Domain 2's drop, told on the day it was first seen, as deep on both weeks. */
+  const toldDrop = (
+    fields: Pick<ActiveDrop, 'firstSeen' | 'lastSeen' | 'dropPercent' | 'notifiedDropPercent'> &
+      Partial<ActiveDrop>,
+  ): ActiveDrop => ({
+    scope: 'domain',
+    domainId: 2,
+    domainUrl: 'two.example',
+    lastNotified: fields.firstSeen,
+    dropPercent14: fields.dropPercent,
+    quietRuns: 0,
+    ...fields,
+  });
   const input = (day: number, moves: CommonMoves, active: ActiveDrop[], runs: DomainRun[]) => {
     const dropsInput: DropsInput = {
       asOf: addDays(DAY, day),
@@ -158,19 +171,14 @@ describe('classifyDrops: a lasting drop is told once, as news', () => {
 
   it('an outage told and not seen for more than DROP_HOLD_DAYS is over: a drop now is news', () => {
     // The domain's outage, told 9 days before and last seen the day after; its campaign ends.
-    const outage: ActiveDrop = {
-      scope: 'domain',
-      domainId: 2,
-      domainUrl: 'two.example',
+    const outage = toldDrop({
       firstSeen: addDays(DAY, -(DROP_HOLD_DAYS + 2)),
       lastSeen: addDays(DAY, -(DROP_HOLD_DAYS + 1)),
-      lastNotified: addDays(DAY, -(DROP_HOLD_DAYS + 2)),
       dropPercent: 97,
-      dropPercent14: 97,
       notifiedDropPercent: 97,
       quietRuns: 1,
       quietAsOf: addDays(DAY, -1),
-    };
+    });
     const move = moved(Math.log(0.6));
     let active: ActiveDrop[] = [outage];
     let runs: DomainRun[] = [];
@@ -189,18 +197,12 @@ describe('classifyDrops: a lasting drop is told once, as news', () => {
 
   it('a run that began more than DROP_HOLD_DAYS after a drop told was first seen is news', () => {
     // An outage told 9 days before, kept going 4 days before by a bad day of 13%.
-    const outage: ActiveDrop = {
-      scope: 'domain',
-      domainId: 2,
-      domainUrl: 'two.example',
+    const outage = toldDrop({
       firstSeen: addDays(DAY, -9),
       lastSeen: addDays(DAY, -4),
-      lastNotified: addDays(DAY, -9),
       dropPercent: 13,
-      dropPercent14: 13,
       notifiedDropPercent: 97,
-      quietRuns: 0,
-    };
+    });
     const moves = movesOf(moved(Math.log(0.6)));
     let runs = domainRunsAfter([], moves, variation, DAY);
     const first = classifyDrops(input(0, moves, [outage], runs));
@@ -212,18 +214,12 @@ describe('classifyDrops: a lasting drop is told once, as news', () => {
   });
 
   it('a drop told and seen within DROP_HOLD_DAYS goes on: the lasting drop is not told again', () => {
-    const told: ActiveDrop = {
-      scope: 'domain',
-      domainId: 2,
-      domainUrl: 'two.example',
+    const told = toldDrop({
       firstSeen: addDays(DAY, -3),
       lastSeen: addDays(DAY, -3),
-      lastNotified: addDays(DAY, -3),
       dropPercent: 45,
-      dropPercent14: 45,
       notifiedDropPercent: 45,
-      quietRuns: 0,
-    };
+    });
     const moves = movesOf(moved(Math.log(0.6)));
     let runs = domainRunsAfter([], moves, variation, DAY);
     let result = classifyDrops(input(0, moves, [told], runs));
