@@ -284,12 +284,20 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const noise: DropNoise = { extra: variation, share7: 1, share14: 1 };
   const runDay = { yesterday: 0, d7: 0, d14: 0 };
   /** The entry as isSteadyDecline reads it, refilled per entry (no object per entry). */
-  const forSteady = { baseline: 0, d14: 0, d30: 0, dropPercent: 0, inOutage: false };
+  const forSteady = {
+    baseline: 0,
+    d14: 0,
+    d30: 0,
+    dropPercent: 0,
+    significance: 0,
+    inOutage: false,
+  };
   const steadyDay = (today: PairMeasure, judged: DropNoise): typeof forSteady => {
     forSteady.baseline = today.baseline;
     forSteady.d14 = today.d14;
     forSteady.d30 = today.d30;
     forSteady.dropPercent = today.dropPercent;
+    forSteady.significance = today.significance;
     const outage = 1 - settings.criticalDropPercent / 100;
     forSteady.inOutage = judged.share7 <= outage || judged.share14 <= outage;
     return forSteady;

@@ -17,8 +17,11 @@ import type { ListedRun, WatchedRun } from './types.js';
 export const RUN_MIN_DAY_SIGNIFICANCE = 0.5;
 /** A steady decline needs this many days in a row in the list, today included ... */
 export const STEADY_MIN_DAYS = 3;
-/** ... or this many, when the run's days together dropped criticalDropPercent or more. */
-export const STEADY_DEEP_MIN_DAYS = 2;
+/**
+ * ... or this many, when the run's days together dropped criticalDropPercent or more, or today's
+ * drop alone is beyond minSignificance (certain, only not yet minDropPercent deep).
+ */
+export const STEADY_SHORT_MIN_DAYS = 2;
 /** ... today's drop is at least this share of minDropPercent ... */
 export const STEADY_DROP_SHARE = 0.75;
 /** ... and at least this share of the run's own average drop (deepening, not receding). */
@@ -129,8 +132,11 @@ export function runDropPercent(run: ListedRun): number {
  * more (`today.inOutage`): a domain down whole puts half its ISPs below its median move, and
  * their runs (a day of their own before it, two days of it) are no news of their own; the
  * domain's headline tells them, and a pair far below it is alertable on today's numbers. Listed
- * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_DEEP_MIN_DAYS
- * when the run's days together dropped criticalDropPercent or more); the run's summed days
+ * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_SHORT_MIN_DAYS
+ * when the run's days together dropped criticalDropPercent or more, or when today's drop alone
+ * is beyond minSignificance and only its size keeps it from an e-mail: a slide of a large pair
+ * is certain on the day it is 15-20% down, and the day before in the list says it is a
+ * decline, not one bad day); the run's summed days
  * clear minSignificance (what counts as certain does not change); the pair is of a size worth
  * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
  * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50); and
@@ -145,18 +151,23 @@ export function isSteadyDecline(
     d14: number;
     d30: number;
     dropPercent: number;
+    /** Today's own evidence (significanceOf's rule, as the pair is judged today). */
+    significance: number;
     /** The common move the pair is judged against today is down criticalDropPercent or more. */
     inOutage?: boolean;
   },
   settings: Thresholds,
   extra: ExtraVariance = 0,
 ): boolean {
-  const deep = run !== undefined && runDropPercent(run) >= settings.criticalDropPercent;
+  const short =
+    run !== undefined &&
+    (runDropPercent(run) >= settings.criticalDropPercent ||
+      today.significance >= settings.minSignificance);
   return (
     run !== undefined &&
     today.inOutage !== true &&
     settings.minSignificance > 0 &&
-    run.days >= (deep ? STEADY_DEEP_MIN_DAYS : STEADY_MIN_DAYS) &&
+    run.days >= (short ? STEADY_SHORT_MIN_DAYS : STEADY_MIN_DAYS) &&
     today.baseline > 0 &&
     Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&

@@ -75,7 +75,7 @@ describe('isSteadyDecline', () => {
     d7: 360,
     d14: 360,
   };
-  const today = { baseline: 120, d14: 120, d30: 120, dropPercent: 25 };
+  const today = { baseline: 120, d14: 120, d30: 120, dropPercent: 25, significance: 2 };
   const table: {
     name: string;
     run?: ListedRun;
@@ -84,6 +84,7 @@ describe('isSteadyDecline', () => {
       d14: number;
       d30: number;
       dropPercent: number;
+      significance: number;
       inOutage?: boolean;
     };
     settings?: Partial<typeof SETTINGS>;
@@ -93,10 +94,24 @@ describe('isSteadyDecline', () => {
     { name: 'no run', run: undefined, steady: false },
     { name: 'two days are not a run yet', run: { ...run, days: 2 }, steady: false },
     {
+      // A slide of a large pair: today 17% down beyond minSignificance (certain, but under
+      // minDropPercent), the day before listed too; 1,500 clicks against 1,800 together.
+      name: 'two days are a run when today alone is beyond minSignificance',
+      run: { ...run, days: 2, clicks: 1500, d7: 1800, d14: 1800 },
+      today: { ...today, dropPercent: 17, significance: 3.5 },
+      steady: true,
+    },
+    {
+      name: 'not when today alone is under minSignificance',
+      run: { ...run, days: 2, clicks: 1500, d7: 1800, d14: 1800 },
+      today: { ...today, dropPercent: 17, significance: 3.49 },
+      steady: false,
+    },
+    {
       // 2 days, 90 clicks against 240: down 62% together, beyond criticalDropPercent.
       name: 'two days are a run when they dropped criticalDropPercent together',
       run: { ...run, days: 2, clicks: 90, d7: 240, d14: 240 },
-      today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60 },
+      today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60, significance: 2 },
       steady: true,
     },
     {
@@ -104,7 +119,14 @@ describe('isSteadyDecline', () => {
       // no decline of the pair's own.
       name: 'no steady decline on a day the pair is judged against an outage of its domain',
       run: { ...run, days: 2, clicks: 90, d7: 240, d14: 240 },
-      today: { baseline: 120, d14: 120, d30: 120, dropPercent: 60, inOutage: true },
+      today: {
+        baseline: 120,
+        d14: 120,
+        d30: 120,
+        dropPercent: 60,
+        significance: 2,
+        inOutage: true,
+      },
       steady: false,
     },
     {
@@ -136,13 +158,13 @@ describe('isSteadyDecline', () => {
     },
     {
       name: 'every comparison day under minBaselineClicks',
-      today: { baseline: 49, d14: 45, d30: 49, dropPercent: 25 },
+      today: { baseline: 49, d14: 45, d30: 49, dropPercent: 25, significance: 2 },
       steady: false,
     },
     {
       // A pair of 55 clicks a weekday: a weekend puts both same weekdays under 50.
       name: 'both weeks under minBaselineClicks, day 30 back (a weekday) over it',
-      today: { baseline: 34, d14: 33, d30: 58, dropPercent: 25 },
+      today: { baseline: 34, d14: 33, d30: 58, dropPercent: 25, significance: 2 },
       steady: true,
     },
     {
