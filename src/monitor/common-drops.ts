@@ -7,7 +7,7 @@ import {
   type CommonMoves,
   type DomainListing,
 } from './common-move.js';
-import { isLastingDrop, runSignificance } from './domain-runs.js';
+import { isLastingDrop, moveEvidence, runSignificance, type MoveEvidence } from './domain-runs.js';
 import { judgedShared } from './judged-variation.js';
 import { severityOf, type Thresholds } from './thresholds.js';
 import type {
@@ -81,21 +81,28 @@ export function moveSignificance(
   variation: Variation,
   relativeTo?: CommonMove,
 ): number {
-  const domainPart = Math.max(0, variation.common - variation.network);
-  let variance: number;
-  let log7 = move.log7;
-  let log14 = move.log14;
-  if ('domainsKnown' in move && typeof move.domainsKnown === 'number') {
-    variance = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
-  } else if (relativeTo !== undefined) {
-    variance = 2 * judgedShared(variation).domain + relativeTo.se * relativeTo.se;
-    log7 -= relativeTo.log7;
-    log14 -= relativeTo.log14;
-  } else {
-    variance = 2 * judgedShared(variation).common;
-  }
-  const sd = Math.sqrt(variance + move.se * move.se);
+  const { log7, log14, variance } = evidenceOf(move, variation, relativeTo);
+  const sd = Math.sqrt(variance);
   return sd > 0 ? Math.min(-log7, -log14) / sd : Infinity;
+}
+
+/** A move's logs against both weeks and the variance they are judged against (moveSignificance). */
+function evidenceOf(move: CommonMove, variation: Variation, relativeTo?: CommonMove): MoveEvidence {
+  const own = move.se * move.se;
+  if ('domainsKnown' in move && typeof move.domainsKnown === 'number') {
+    const domainPart = Math.max(0, variation.common - variation.network);
+    const shared = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
+    return { log7: move.log7, log14: move.log14, variance: shared + own };
+  }
+  if (relativeTo !== undefined) {
+    const shared = 2 * judgedShared(variation).domain + relativeTo.se * relativeTo.se;
+    return {
+      log7: move.log7 - relativeTo.log7,
+      log14: move.log14 - relativeTo.log14,
+      variance: shared + own,
+    };
+  }
+  return moveEvidence(move, variation);
 }
 
 /**
