@@ -3,7 +3,14 @@ import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShare, judgedShares } from './common-drops.js';
 import { commonMoves, comparesInside, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
-import { Day30Evidence, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
+import {
+  Day30Evidence,
+  day30SharesAfter,
+  holdsListed,
+  holdsUnlisted,
+  keepsRunUnlisted,
+  rememberedDay30Share,
+} from './hold.js';
 import { ispHashes, updateKnown } from './known-isps.js';
 import { pairKey } from './pair-key.js';
 import { PairMap } from './pair-map.js';
@@ -308,6 +315,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const day30 = new Day30Evidence(settings.minBaselineClicks);
   for (const entry of listed) day30.add(entry);
   const day30Share = day30.share();
+  const day30Remembered = rememberedDay30Share(learned?.day30Shares, asOf);
   // A domain whose own drop is active was seen down on days before: a move of its own, not the
   // network's dip (commonMoves, seenInEvery).
   const ownDrops = new Set<number>();
@@ -519,7 +527,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const silence = matchSilence(prev.domainId, prev.isp);
     const silenced = silence !== undefined;
     const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
-    const step = holdsUnlisted(watchedRun, asOf, prev.dropPercent, day30Share, settings)
+    const step = holdsUnlisted(
+      watchedRun,
+      asOf,
+      prev.dropPercent,
+      day30Share,
+      day30Remembered,
+      settings,
+    )
       ? stepHeld(stepped, prev, silenced)
       : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
     if (step.next !== undefined && watchedRun !== undefined && keepsRunUnlisted(watchedRun, asOf)) {
@@ -576,6 +591,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     variation: learnedVariation,
     known,
     drops: drops.active,
+    day30Shares: day30SharesAfter(learned?.day30Shares, asOf, day30Share),
   };
   if (domainRuns.length > 0) learnedAfter.domainRuns = domainRuns;
   return {

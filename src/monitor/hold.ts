@@ -1,4 +1,4 @@
-import { daysBetween, type IsoDate } from '../dates.js';
+import { addDays, daysBetween, weekday, type IsoDate } from '../dates.js';
 import type { Thresholds } from './thresholds.js';
 import type { IspTrend, ListedRun } from './types.js';
 
@@ -14,7 +14,8 @@ import type { IspTrend, ListedRun } from './types.js';
  * - it is not listed at all because the API's third comparison day, 30 days back, is two
  *   weekdays off: with yesterday a Monday it is a Saturday, and when weekends are quieter a pair
  *   down 20-45% is not below it. The list shows how much quieter: its pairs' day 30 back against
- *   their days 7 and 14 back (or hardly any pair is listed at all, which shows nothing).
+ *   their days 7 and 14 back; when hardly any pair is listed at all, what the list showed of
+ *   that day when it was yesterday.
  *
  * Only a moderate decline is held: a pair whose last alertable drop was under
  * criticalDropPercent. A deeper one cannot hide behind a quieter weekday, and when it leaves
@@ -23,7 +24,10 @@ import type { IspTrend, ListedRun } from './types.js';
 
 /** A pair listed today is held only while still down at least this share of minDropPercent. */
 export const HOLD_LISTED_DROP_SHARE = 0.5;
-/** A pair missing from today's list is held only after a listed run of this many days. */
+/**
+ * A pair missing from today's list is held after a listed run of this many days; a shorter run
+ * only on a day the list is cut too short to show its day 30 back (holdsUnlisted).
+ */
 export const HOLD_UNLISTED_MIN_DAYS = 3;
 /** An unlisted pair is held for at most this many as-of days after its run's last listed day. */
 export const HOLD_MAX_GAP_DAYS = 2;
@@ -94,26 +98,67 @@ export function holdsListed(
 }
 
 /**
- * A pair missing from today's list: held when its listed run, HOLD_UNLISTED_MIN_DAYS or longer,
- * was listed at most HOLD_MAX_GAP_DAYS as-of days ago, its last alertable drop was moderate, and
- * today's day 30 back could hide a decline that deep: its share of yesterday's weekday
- * (`day30Share`, Day30Evidence) is at most what the pair kept (1 - drop), or the list does not
- * show it. A decline day 30 back could not hide that is missing has ended.
+ * What the lists showed of day 30 back, remembered per weekday of yesterday (0 = Sunday): the
+ * share (Day30Evidence) the last run with that weekday as yesterday read, 0 while none has.
+ * Today's share, when the list shows one, replaces yesterday's weekday's.
+ */
+export function day30SharesAfter(
+  shares: readonly number[] | undefined,
+  asOf: IsoDate,
+  share: number | undefined,
+): number[] {
+  const next = shares?.length === 7 ? [...shares] : [0, 0, 0, 0, 0, 0, 0];
+  // Thousandths: what the hold reads, in few bytes of the stored state.
+  if (share !== undefined) next[weekday(addDays(asOf, -1))] = Math.round(share * 1000) / 1000;
+  return next;
+}
+
+/**
+ * Today's day 30 back, as a share of yesterday's weekday, from the runs before: when a list is
+ * cut too short to show it (a weekend day 30 back behind a Monday or a Tuesday), what that day
+ * was like is remembered from the last run that had it as yesterday. That list compared it
+ * with its own day 30 back, two weekdays before it: a weekday, like today's yesterday, when the
+ * day is a weekend day. A day that read quieter than that one (a share above 1) is as much
+ * quieter than today's yesterday: the inverse of its share. Undefined when that weekday was
+ * never read, or did not read quieter.
+ */
+export function rememberedDay30Share(
+  shares: readonly number[] | undefined,
+  asOf: IsoDate,
+): number | undefined {
+  const then = shares?.[weekday(addDays(asOf, -31))];
+  return then !== undefined && then > 1 ? 1 / then : undefined;
+}
+
+/**
+ * A pair missing from today's list: held when its listed run was listed at most
+ * HOLD_MAX_GAP_DAYS as-of days ago, its last alertable drop was moderate, and today's day 30
+ * back could hide a decline that deep: its share of yesterday's weekday is at most what the
+ * pair kept (1 - drop). A decline day 30 back could not hide that is missing has ended.
+ *
+ * - The list shows day 30 back (`day30Share`, Day30Evidence): a run of HOLD_UNLISTED_MIN_DAYS
+ *   or longer is held when that share hides it. A shorter one is not: a weekend dip's (or a
+ *   holiday's) recovery falls on exactly the days a quieter day 30 back cuts the list.
+ * - The list is cut too short to show it (undefined): a run of HOLD_UNLISTED_MIN_DAYS or longer
+ *   is held; a shorter one only when the share that day read when it was yesterday
+ *   (`rememberedShare`, rememberedDay30Share) hides it. The runs of an escalation's first,
+ *   moderate days told on a weekend are held over the Monday and Tuesday that hide them; a
+ *   weekend dip to half is deeper than a quieter weekend day could hide, and clears as before.
  */
 export function holdsUnlisted(
   run: ListedRun | undefined,
   asOf: IsoDate,
   lastDropPercent: number,
   day30Share: number | undefined,
+  rememberedShare: number | undefined,
   settings: Pick<Thresholds, 'criticalDropPercent'>,
 ): boolean {
-  return (
-    (day30Share === undefined || day30Share <= 1 - lastDropPercent / 100) &&
-    run !== undefined &&
-    run.days >= HOLD_UNLISTED_MIN_DAYS &&
-    keepsRunUnlisted(run, asOf) &&
-    lastDropPercent < settings.criticalDropPercent
-  );
+  if (run === undefined || !keepsRunUnlisted(run, asOf)) return false;
+  if (lastDropPercent >= settings.criticalDropPercent) return false;
+  const hides = (share: number | undefined): boolean =>
+    share !== undefined && share <= 1 - lastDropPercent / 100;
+  if (run.days >= HOLD_UNLISTED_MIN_DAYS) return day30Share === undefined || hides(day30Share);
+  return day30Share === undefined && hides(rememberedShare);
 }
 
 /**

@@ -32,8 +32,9 @@
  *   under criticalDropPercent is not alertable but its decline goes on by the monitor's memory:
  *   it is in its listed run and down at least half of minDropPercent, or, after a listed run of
  *   3+ days, missing from the list for at most 2 days on which day 30 back, as the list shows
- *   it, could hide a decline that deep. Neither alertable nor quiet: nothing about the pair
- *   changes.
+ *   it, could hide a decline that deep (after a shorter run: on a list cut too short to show
+ *   it, as the lists before showed that day). Neither alertable nor quiet: nothing about the
+ *   pair changes.
  * - quiet run: a run in which an active pair is not alertable (absent from the list, or listed
  *   under the thresholds) and not held.
  * - classes (each pair of a run gets exactly one):
@@ -344,6 +345,8 @@ export interface LearnedState {
   drops: ActiveDrop[];
   /** The domains' runs of moved days (monitor/domain-runs.ts); absent: none. */
   domainRuns?: DomainRun[];
+  /** Day 30 back as each weekday's list showed it (monitor/hold.ts, day30SharesAfter); absent: none. */
+  day30Shares?: number[];
 }
 
 /** A domain's run of days it moved whole, as remembered between runs (monitor/domain-runs.ts). */

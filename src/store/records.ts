@@ -143,6 +143,7 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
       }),
     )
     .optional(),
+  day30Shares: z.array(finite).length(7).optional(),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({

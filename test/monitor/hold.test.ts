@@ -3,9 +3,11 @@ import { addDays } from '../../src/dates.js';
 import {
   Day30Evidence,
   DAY30_QUIETER_SHARE,
+  day30SharesAfter,
   holdsListed,
   holdsUnlisted,
   keepsRunUnlisted,
+  rememberedDay30Share,
 } from '../../src/monitor/hold.js';
 import type { ListedRun } from '../../src/monitor/types.js';
 import type { IspTrend } from '../../src/monitor/types.js';
@@ -150,6 +152,7 @@ describe('holdsUnlisted: missing on a day whose day 30 back could hide the decli
     asOf: string;
     last: number;
     day30: number | undefined;
+    remembered?: number;
     held: boolean;
   }[] = [
     {
@@ -233,9 +236,71 @@ describe('holdsUnlisted: missing on a day whose day 30 back could hide the decli
       day30: undefined,
       held: false,
     },
+    {
+      name: 'a run of 2 days, the list shows nothing, day 30 back remembered at 65%: held',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: undefined,
+      remembered: 0.65,
+      held: true,
+    },
+    {
+      name: 'a run of 1 day, two days after it, remembered at 65%: held',
+      run: { ...RUN, days: 1 },
+      asOf: addDays(DAY, 2),
+      last: 30,
+      day30: undefined,
+      remembered: 0.65,
+      held: true,
+    },
+    {
+      name: 'a short run, remembered at 75%: a 30% decline would be listed, so it ended',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: undefined,
+      remembered: 0.75,
+      held: false,
+    },
+    {
+      name: 'a short run of a weekend dip to half, remembered at 65%: too deep to hide',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 48,
+      day30: undefined,
+      remembered: 0.65,
+      held: false,
+    },
+    {
+      name: 'a short run, the list shows nothing and nothing remembered',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: undefined,
+      held: false,
+    },
+    {
+      name: 'a short run, the list shows day 30 back: the remembered share is not read',
+      run: { ...RUN, days: 2 },
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: 0.6,
+      remembered: 0.6,
+      held: false,
+    },
+    {
+      name: 'a long run, the list shows nothing: held whatever is remembered',
+      run: RUN,
+      asOf: addDays(DAY, 1),
+      last: 30,
+      day30: undefined,
+      remembered: 0.9,
+      held: true,
+    },
   ];
-  it.each(table)('$name', ({ run, asOf, last, day30, held }) => {
-    expect(holdsUnlisted(run, asOf, last, day30, SETTINGS)).toBe(held);
+  it.each(table)('$name', ({ run, asOf, last, day30, remembered, held }) => {
+    expect(holdsUnlisted(run, asOf, last, day30, remembered, SETTINGS)).toBe(held);
   });
 
   it('keepsRunUnlisted: an unlisted run is kept for two as-of days', () => {
@@ -245,5 +310,38 @@ describe('holdsUnlisted: missing on a day whose day 30 back could hide the decli
       true,
       false,
     ]);
+  });
+});
+
+describe('day30SharesAfter and rememberedDay30Share: what the lists showed of day 30 back', () => {
+  // 2026-03-07 is a Saturday, 2026-03-09 a Monday.
+  const SATURDAY = '2026-03-07';
+  const asOfAfter = (yesterday: string) => addDays(yesterday, 1);
+
+  it('keeps today’s share under yesterday’s weekday, in thousandths', () => {
+    expect(day30SharesAfter(undefined, asOfAfter(SATURDAY), 1.5432)).toEqual([
+      0, 0, 0, 0, 0, 0, 1.543,
+    ]);
+  });
+
+  it('keeps what it had when today’s list shows nothing', () => {
+    const shares = [1, 1, 1, 1, 1, 1, 1.5];
+    expect(day30SharesAfter(shares, asOfAfter('2026-03-09'), undefined)).toEqual(shares);
+  });
+
+  it('starts afresh from a remembered list of the wrong length', () => {
+    expect(day30SharesAfter([1.2], asOfAfter(SATURDAY), undefined)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('a Monday’s day 30 back is a Saturday: the inverse of what the Saturday read', () => {
+    const shares = day30SharesAfter(undefined, asOfAfter(SATURDAY), 1.6);
+    // Yesterday Monday 2026-04-06: day 30 back is Saturday 2026-03-07.
+    expect(rememberedDay30Share(shares, '2026-04-07')).toBeCloseTo(0.625, 6);
+  });
+
+  it('nothing when that weekday was never read, or did not read quieter', () => {
+    expect(rememberedDay30Share(undefined, '2026-04-07')).toBeUndefined();
+    expect(rememberedDay30Share([0, 0, 0, 0, 0, 0, 0], '2026-04-07')).toBeUndefined();
+    expect(rememberedDay30Share([1, 1, 1, 1, 1, 1, 1], '2026-04-07')).toBeUndefined();
   });
 });

@@ -46,8 +46,8 @@ interface LevelTargets {
 
 // Measured on seeds 1-8 where a target is not met (docs/alert-quality.md, "What is not met").
 const TARGETS: Record<VariationLevel, LevelTargets> = {
-  // The slide at 4.25 (target 4); a campaign's end told twice, two escalations told a third
-  // time and one told worse on its deeper drop's second day.
+  // The slide at 4.25 (target 4); a campaign's end told twice and one escalation told worse
+  // on its deeper drop's second day.
   poisson: {
     noise: 0.5,
     quietDayEmails: 0,
@@ -58,7 +58,7 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     domainsDownMissed: 0,
     campaignsOverBudget: 1,
     campaignsNeverTold: 0,
-    overBudget: 3,
+    overBudget: 1,
     escalationsLate: 1,
     slideMedian: 4.25,
     smallBlockDays: 3,
