@@ -1,7 +1,7 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShare, judgedShares } from './common-drops.js';
-import { commonMoves, listingWithout, SHOWN_Z } from './common-move.js';
+import { commonMoves, comparesInside, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import {
   Day30Evidence,
@@ -46,6 +46,7 @@ import {
 import { domainRunsAfter } from './domain-runs.js';
 import { judgedVariation } from './judged-variation.js';
 import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
+import { leftWithNetwork } from './with-network.js';
 
 export { depressedAfterClear } from './depressed.js';
 export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
@@ -326,9 +327,16 @@ export function classifyPairs(input: ClassifyInput): Classification {
   // A domain whose own drop is active was seen down on days before: a move of its own, not the
   // network's dip (commonMoves, seenInEvery).
   const ownDrops = new Set<number>();
-  for (const drop of learned?.drops ?? []) if (drop.scope === 'domain') ownDrops.add(drop.domainId);
+  // One whose comparison day lies inside its own drop lists nothing of the network's dip.
+  const blind = new Set<number>();
+  for (const drop of learned?.drops ?? []) {
+    if (drop.scope !== 'domain') continue;
+    ownDrops.add(drop.domainId);
+    if (comparesInside(drop, asOf)) blind.add(drop.domainId);
+  }
   const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
     ownDrops,
+    blind,
     minDropPercent: settings.minDropPercent,
   });
   // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
@@ -347,6 +355,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
   }
   const shares = judgedShares(moves, learned?.drops ?? []);
 
+  /** A card that recovered with the network's dip it was told beside leaves quietly. */
+  const leavesWithNetwork = (prev: ActivePair): boolean =>
+    leftWithNetwork(prev, learned?.drops ?? []);
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
   const upsert: ActivePair[] = [];
@@ -478,6 +489,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
         ? stepHeld(stepped, active, silenced)
         : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
     }
+    if (step.pairClass === 'cleared' && prev !== undefined && leavesWithNetwork(prev)) {
+      remove.push(pairKey(domainId, isp));
+      continue;
+    }
     const shown = record(
       prev,
       step,
@@ -532,6 +547,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
       : stepQuiet(stepped, prev, silenced, asOf, settings, inPlace);
     if (step.next !== undefined && watchedRun !== undefined && keepsRunUnlisted(watchedRun, asOf)) {
       runs.push(watchedRun);
+    }
+    if (step.pairClass === 'cleared' && leavesWithNetwork(prev)) {
+      remove.push(pairKey(prev.domainId, prev.isp));
+      continue;
     }
     const shown = record(
       prev,

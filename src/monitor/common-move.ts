@@ -1,4 +1,4 @@
-import type { IsoDate } from '../dates.js';
+import { addDays, daysBetween, type IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
 import { median } from './variation.js';
@@ -118,6 +118,26 @@ export interface SeenDipContext {
   ownDrops: ReadonlySet<number>;
   /** alerts.minDropPercent: a domain seen dipping is down at least this on both weeks. */
   minDropPercent: number;
+  /**
+   * Domains whose comparison day 7 or 14 back lies inside their own drop (comparesInside): one
+   * that lists nothing shows nothing of a dip, for or against it.
+   */
+  blind?: ReadonlySet<number>;
+}
+
+/**
+ * Whether today's comparison day 7 or 14 back lies inside a domain's own drop, seen from
+ * `firstSeen` to `lastSeen` (as-of dates): the list then holds none or few of its ISPs, each
+ * being above that low day, whatever yesterday was.
+ */
+export function comparesInside(
+  drop: { firstSeen: IsoDate; lastSeen: IsoDate },
+  asOf: IsoDate,
+): boolean {
+  return [7, 14].some((back) => {
+    const day = addDays(asOf, -back);
+    return daysBetween(drop.firstSeen, day) >= 0 && daysBetween(day, drop.lastSeen) >= 0;
+  });
 }
 
 export function commonMoves(
@@ -195,7 +215,7 @@ export function commonMoves(
       (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined);
     if (move !== undefined) domains.set(domainId, move);
     if (move !== undefined) seen.push({ domainId, move, points });
-    else unmoved.push(points);
+    else if (points.length > 0 || seenDip?.blind?.has(domainId) !== true) unmoved.push(points);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
       if (move === undefined || move.partial === true) inPart++;

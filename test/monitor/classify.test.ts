@@ -10,6 +10,7 @@ import {
 import { addDays } from '../../src/dates.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
+  ActiveDrop,
   ActivePair,
   ClassifiedPair,
   Classification,
@@ -626,6 +627,44 @@ describe('classifyPairs: the whole run', () => {
     expect(historyAfter(two.changes)).toEqual([]);
     expect(two.changes.remove).toEqual(['1:a', '1:b', '2:c']);
     expect(runsAfter(two.changes)).toEqual([]);
+  });
+
+  it("a card told with the network's dip, down that day only, leaves without a clear", () => {
+    // Told on DAY1 beside the network's headline: 'a' down that day only, 'b' again the day after.
+    const active = history([{ isp: 'a' }, { isp: 'b', lastSeen: addDays(DAY1, 1) }]);
+    const dip: ActiveDrop = {
+      scope: 'network',
+      domainId: 0,
+      domainUrl: '',
+      firstSeen: DAY1,
+      lastSeen: DAY1,
+      lastNotified: DAY1,
+      dropPercent: 30,
+      dropPercent14: 30,
+      notifiedDropPercent: 30,
+      quietRuns: 0,
+    };
+    const input = { entries: [], settings: SETTINGS, silences: [] };
+    const learned = { ...CHANCE, drops: [dip] };
+    const one = classifyPairs({ ...input, asOf: addDays(DAY1, 2), active, learned });
+    const two = classifyPairs({
+      ...input,
+      asOf: addDays(DAY1, 3),
+      active: historyAfter(one.changes),
+      learned,
+    });
+    expect(two.pairs.map((p) => [p.isp, p.class])).toEqual([['b', 'cleared']]);
+    expect(two.counts.cleared).toBe(1);
+    expect(two.changes.remove).toEqual(['1:a', '1:b']);
+    expect(historyAfter(two.changes)).toEqual([]);
+    // Without the network's dip, both are cleared.
+    const alone = classifyPairs({
+      ...input,
+      asOf: addDays(DAY1, 3),
+      active: historyAfter(one.changes),
+      learned: CHANCE,
+    });
+    expect(alone.counts.cleared).toBe(2);
   });
 
   it('notifyCleared does not change the classification; it only decides the e-mail', () => {

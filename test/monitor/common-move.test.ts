@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, dayNumber } from '../../src/dates.js';
 import { isCommonDrop } from '../../src/monitor/common-drops.js';
-import { commonMoves, SHOWN_MIN_ISPS, type SeenDipContext } from '../../src/monitor/common-move.js';
+import {
+  commonMoves,
+  comparesInside,
+  SHOWN_MIN_ISPS,
+  type SeenDipContext,
+} from '../../src/monitor/common-move.js';
 import {
   inSample,
   ispHash,
@@ -111,6 +116,24 @@ const movesOf = (
     day30Quieter,
     seenDip,
   );
+
+describe('comparesInside', () => {
+  // A domain down whole, seen on two runs.
+  const drop = { firstSeen: DAY, lastSeen: addDays(DAY, 1) };
+  it.each([
+    [1, false],
+    [6, false],
+    [7, true],
+    [8, true],
+    [9, false],
+    [13, false],
+    [14, true],
+    [15, true],
+    [16, false],
+  ])('%i days after its first run: %s', (later, expected) => {
+    expect(comparesInside(drop, addDays(DAY, later))).toBe(expected);
+  });
+});
 
 describe('commonMoves: a domain or the network down together', () => {
   it('most of a domain listed: the median of its known ISPs, unlisted ones counted as above', () => {
@@ -280,6 +303,19 @@ describe('commonMoves: a domain or the network down together', () => {
       expect(
         movesWith([...shown(3, 25, 0.7), ...shown(1, 1, 0.65), ...unshown]).network,
       ).toBeUndefined();
+    });
+
+    it('beside a domain that lists nothing while its comparison day is inside its own drop', () => {
+      // Domain 2 was down whole a week ago: its day 7 back is lower than yesterday, so the list
+      // holds none of its ISPs. It shows nothing of the dip, for or against it.
+      const dip = [...shown(3, 25, 0.7), ...shown(1, 1, 0.65)];
+      expect(movesWith(dip).network).toBeUndefined();
+      const blind: SeenDipContext = { ...fresh, blind: new Set([2]) };
+      expect(movesWith(dip, true, blind).network).toMatchObject({ partial: true, domainsMoved: 2 });
+      // One that lists ISPs is read as ever, and the other domain must still show the dip.
+      const unshown = listed(2, 0, 1, 0.68, false);
+      expect(movesWith([...dip, ...unshown], true, blind).network).toBeUndefined();
+      expect(movesWith(shown(3, 25, 0.7), true, blind).network).toBeUndefined();
     });
 
     it("not the domain's own drop, seen on the days before (a campaign's end)", () => {
