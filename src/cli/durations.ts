@@ -51,7 +51,25 @@ export function formatZoned(ms: number, timeZone: string): string {
   const utc = formatUtc(ms);
   if (isUtc(timeZone)) return utc;
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+    zonedFormatter(timeZone)
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  const time = `${parts.hour}:${parts.minute}`;
+  return `${utc} (${date === utc.slice(0, 10) ? '' : `${date} `}${time} ${timeZone})`;
+}
+
+const zonedFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * One formatter a zone, made once: `thm status` formats three or four times of each network,
+ * and a new Intl.DateTimeFormat costs about 0.15 ms, each time (target P7, docs/performance.md).
+ */
+function zonedFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = zonedFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -59,11 +77,8 @@ export function formatZoned(ms: number, timeZone: string): string {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
-    })
-      .formatToParts(new Date(ms))
-      .map((p) => [p.type, p.value]),
-  );
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  const time = `${parts.hour}:${parts.minute}`;
-  return `${utc} (${date === utc.slice(0, 10) ? '' : `${date} `}${time} ${timeZone})`;
+    });
+    zonedFormatters.set(timeZone, formatter);
+  }
+  return formatter;
 }

@@ -131,6 +131,17 @@ describe('config rules: one line naming the field', () => {
       /^networks\[0\]\.timezone: not a valid IANA time zone$/,
     ],
     [
+      'bad time zone after good ones (each zone is tried once a process)',
+      {
+        networks: [
+          network({ timezone: 'Europe/Berlin' }),
+          network({ id: 'globex', timezone: 'Europe/Berlin' }),
+          network({ id: 'initech', timezone: 'Europe/Berlinn' }),
+        ],
+      },
+      /^networks\[2\]\.timezone: not a valid IANA time zone$/,
+    ],
+    [
       'bad cron',
       { networks: [network({ trafficCheck: { cron: '61 7 * * *' } })] },
       /^networks\[0\]\.trafficCheck\.cron: not a valid cron expression/,
