@@ -3,6 +3,7 @@ import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShare, judgedShares } from './common-drops.js';
 import { commonMoves, comparesInside, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
+import { judgedUpToDip, weekBackInNetworkDip, withWeekShare } from './dip-week.js';
 import {
   Day30Evidence,
   day30SharesAfter,
@@ -126,6 +127,8 @@ function stepAlertable(
   prev: ActivePair | undefined,
   today: PairMeasure,
   noise: DropNoise,
+  /** Judged against day 7 back as it would have been without the network's dip (dip-week.ts). */
+  upToDip: boolean,
   domainUrl: string,
   silenced: boolean,
   asOf: IsoDate,
@@ -143,6 +146,7 @@ function stepAlertable(
   }
   // Read before `next` is written: with inPlace it is `prev` itself.
   const wasWarning = prev.notifiedSeverity === 'warning';
+  const lastDropPercent = prev.dropPercent;
   const lastNotified = prev.lastNotified;
   const next: ActivePair = inPlace ? prev : { ...prev };
   next.domainUrl = domainUrl;
@@ -156,6 +160,7 @@ function stepAlertable(
   if (
     today.severity === 'critical' &&
     wasWarning &&
+    (!upToDip || today.dropPercent - lastDropPercent >= settings.minDropPercent) &&
     isClearlyCritical(
       { yesterday: today.yesterday, d7: today.baseline, d14: today.d14 },
       settings,
@@ -354,6 +359,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
     if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
   }
   const shares = judgedShares(moves, learned?.drops ?? []);
+  // Day 7 back the network's told dip: an ISP told before is judged against that day as it
+  // would have been without the dip (monitor/dip-week.ts).
+  const dipShare = weekBackInNetworkDip(learned?.drops ?? [], asOf);
 
   /** A card that recovered with the network's dip it was told beside leaves quietly. */
   const leavesWithNetwork = (prev: ActivePair): boolean =>
@@ -413,8 +421,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
   };
 
   for (let i = 0; i < listed.length; i++) {
-    const entry = listed[i]!;
     const { prev, watched } = listedSlots[i]!;
+    const weekShare = dipShare !== undefined && judgedUpToDip(prev, asOf) ? 1 / dipShare : 1;
+    const entry = weekShare === 1 ? listed[i]! : withWeekShare(listed[i]!, weekShare);
     const domainId = entry.network_tracking_domain_id;
     const isp = entry.isp;
     const domainUrl = entry.relationship.url;
@@ -431,7 +440,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     tally.baselineClicks += entry.seven_days_ago_total_clicks;
 
     const share = judgedShare(shares, moves, domainId, hashes[i]!);
-    noise.share7 = share.share7;
+    noise.share7 = share.share7 * weekShare;
     noise.share14 = share.share14;
     const today = measureEntryInto(measure, entry, settings, noise, input.rule);
     // The run sums its days against the comparison days as the domain's common move left them.
@@ -477,6 +486,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
         prev,
         today,
         noise,
+        weekShare !== 1,
         domainUrl,
         silenced,
         asOf,
@@ -516,10 +526,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
       firstSeen: prev?.firstSeen ?? asOf,
       quietRuns: step.quietRuns,
       // The e-mail builds its figures from the entry, for the pairs it lists only.
-      entry,
+      entry: listed[i]!,
       run,
     };
-    if (noise.share7 < 1) pair.commonShare = noise.share7;
+    if (share.share7 < 1) pair.commonShare = share.share7;
     if (steady) pair.steady = true;
     if (step.pairClass === 'cleared' && prev !== undefined) {
       pair.mayStillBeDepressed = depressedAfterClear(prev);

@@ -15,6 +15,7 @@ import type {
   ClassifiedPair,
   Classification,
   IspTrend,
+  LearnedState,
   PairClass,
   Silence,
   WatchedRun,
@@ -1133,5 +1134,69 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
     expect(historyAfter(results[1]!.changes).find((p) => p.isp === ISP)?.notifiedSeverity).toBe(
       'warning',
     );
+  });
+});
+
+describe("classifyPairs: a week after the network's dip (dip-week.ts)", () => {
+  const day2 = addDays(DAY1, 1);
+  /** The network told down 31% on the run a week before day2. */
+  const holiday: LearnedState = {
+    ...CHANCE,
+    drops: [
+      {
+        scope: 'network',
+        domainId: 0,
+        domainUrl: '',
+        firstSeen: addDays(day2, -7),
+        lastSeen: addDays(day2, -7),
+        lastNotified: addDays(day2, -7),
+        dropPercent: 31,
+        dropPercent14: 31,
+        notifiedDropPercent: 31,
+        quietRuns: 0,
+      },
+    ],
+  };
+  const listed = (yesterday: number, d7: number, d14: number): IspTrend => ({
+    ...entry(DOMAIN, ISP, { yesterday, baseline: d7 }),
+    fourteen_days_ago_total_clicks: d14,
+    yesterday_fourteen_days_ago_total_clicks_trend: ((yesterday - d14) / d14) * 100,
+  });
+  const twoDays = (first: IspTrend, second: IspTrend, learned: LearnedState) => {
+    const told = classifyPairs({
+      asOf: DAY1,
+      entries: [first],
+      active: [],
+      settings: SETTINGS,
+      silences: [],
+      learned: CHANCE,
+    });
+    expect(told.pairs[0]?.class).toBe('new');
+    return classifyPairs({
+      asOf: day2,
+      entries: [second],
+      active: applyChanges([], told),
+      settings: SETTINGS,
+      silences: [],
+      learned,
+    });
+  };
+
+  it('an ISP told before is judged against day 7 back as it was without the dip', () => {
+    // 31% told; then 44% against the holiday, 63% against day 14 back: worse on its first day.
+    const first = listed(398, 576, 580);
+    const second = listed(212, 377, 577);
+    expect(twoDays(first, second, holiday).pairs[0]?.class).toBe('worse');
+    expect(twoDays(first, second, CHANCE).pairs[0]?.class).toBe('ongoing');
+  });
+
+  it('worse only when also minDropPercent points deeper than the day before', () => {
+    // 50% told; then 58% against day 7 back without the dip, 59% against day 14 back.
+    const first = listed(157, 312, 313);
+    const second = listed(142, 229, 348);
+    const deeper = { ...holiday, drops: [{ ...holiday.drops[0]!, dropPercent: 33 }] };
+    const result = twoDays(first, second, deeper);
+    expect(result.pairs[0]?.severity).toBe('critical');
+    expect(result.pairs[0]?.class).toBe('ongoing');
   });
 });
