@@ -81,7 +81,11 @@ export function moveSignificance(
   variation: Variation,
   relativeTo?: CommonMove,
 ): number {
-  const { log7, log14, variance } = evidenceOf(move, variation, relativeTo);
+  return significanceOf(evidenceOf(move, variation, relativeTo));
+}
+
+/** z of a move's evidence: the weaker of the two weeks against its standard deviation. */
+function significanceOf({ log7, log14, variance }: MoveEvidence): number {
   const sd = Math.sqrt(variance);
   return sd > 0 ? Math.min(-log7, -log14) / sd : Infinity;
 }
@@ -115,14 +119,11 @@ export function isCommonDrop(
   settings: Thresholds,
   relativeTo?: CommonMove,
 ): boolean {
-  const beyond = {
-    log7: move.log7 - (relativeTo?.log7 ?? 0),
-    log14: move.log14 - (relativeTo?.log14 ?? 0),
-  };
+  // Its logs beyond the network's move when judged against it (evidenceOf), read once for both.
+  const evidence = evidenceOf(move, variation, relativeTo);
   return (
-    isDeepEnough(beyond, settings.minDropPercent) &&
-    (settings.minSignificance <= 0 ||
-      moveSignificance(move, variation, relativeTo) >= settings.minSignificance)
+    isDeepEnough(evidence, settings.minDropPercent) &&
+    (settings.minSignificance <= 0 || significanceOf(evidence) >= settings.minSignificance)
   );
 }
 

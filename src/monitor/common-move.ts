@@ -213,9 +213,10 @@ export function commonMoves(
     const move =
       censored ??
       (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined);
-    if (move !== undefined) domains.set(domainId, move);
-    if (move !== undefined) seen.push({ domainId, move, points });
-    else if (points.length > 0 || seenDip?.blind?.has(domainId) !== true) unmoved.push(points);
+    if (move !== undefined) {
+      domains.set(domainId, move);
+      seen.push({ domainId, move, points });
+    } else if (points.length > 0 || seenDip?.blind?.has(domainId) !== true) unmoved.push(points);
     if (move !== undefined || showsDip(points)) {
       showing.push(points);
       if (move === undefined || move.partial === true) inPart++;
