@@ -329,12 +329,14 @@ export function classifyPairs(input: ClassifyInput): Classification {
   for (const entry of listed) day30.add(entry);
   const day30Share = day30.share();
   const day30Remembered = rememberedDay30Share(learned?.day30Shares, asOf);
+  /** The common drops active before this run (the network's dip, domains' own drops). */
+  const activeDrops = learned?.drops ?? [];
   // A domain whose own drop is active was seen down on days before: a move of its own, not the
   // network's dip (commonMoves, seenInEvery).
   const ownDrops = new Set<number>();
   // One whose comparison day lies inside its own drop lists nothing of the network's dip.
   const blind = new Set<number>();
-  for (const drop of learned?.drops ?? []) {
+  for (const drop of activeDrops) {
     if (drop.scope !== 'domain') continue;
     ownDrops.add(drop.domainId);
     if (comparesInside(drop, asOf)) blind.add(drop.domainId);
@@ -358,14 +360,13 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const listing = moves.listings.get(domainId);
     if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
   }
-  const shares = judgedShares(moves, learned?.drops ?? []);
+  const shares = judgedShares(moves, activeDrops);
   // Day 7 back the network's told dip: an ISP told before is judged against that day as it
   // would have been without the dip (monitor/dip-week.ts).
-  const dipShare = weekBackInNetworkDip(learned?.drops ?? [], asOf);
+  const dipShare = weekBackInNetworkDip(activeDrops, asOf);
 
   /** A card that recovered with the network's dip it was told beside leaves quietly. */
-  const leavesWithNetwork = (prev: ActivePair): boolean =>
-    leftWithNetwork(prev, learned?.drops ?? []);
+  const leavesWithNetwork = (prev: ActivePair): boolean => leftWithNetwork(prev, activeDrops);
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
   const upsert: ActivePair[] = [];
@@ -601,7 +602,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     variation,
     domainRuns,
     settings,
-    active: learned?.drops ?? [],
+    active: activeDrops,
     isSilenced: (scope, domainId) => silencesWhole(input.silences, scope, domainId),
     domains: domainClicks,
   });

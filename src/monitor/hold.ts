@@ -81,8 +81,8 @@ export class Day30Evidence {
 /**
  * A pair listed today but under the thresholds: held while it is in a listed run (today's entry
  * has evidence of its own, z >= RUN_MIN_DAY_SIGNIFICANCE against both weeks: it is below all its
- * comparison days, and measurably), still down at least HOLD_LISTED_DROP_SHARE of minDropPercent, and its last
- * alertable drop was moderate.
+ * comparison days, and measurably), still down at least HOLD_LISTED_DROP_SHARE of
+ * minDropPercent, and its last alertable drop was moderate.
  */
 export function holdsListed(
   run: ListedRun | undefined,
