@@ -4,6 +4,7 @@ import { SIGNIFICANCE_RULES } from '../../src/monitor/significance.js';
 import { writeListingFiles } from './listings.js';
 import { LEVELS, type VariationLevel } from './model.js';
 import { DEFAULT_OPTIONS, runQuality, type QualityReport } from './simulate.js';
+import { targetLine } from './targets.js';
 
 /**
  * `npm run quality`: the alert-quality simulation (docs/alert-quality.md) with default
@@ -59,6 +60,7 @@ function summary(report: QualityReport): string {
     `  holidays ${h.count}: e-mailed ${h.emailed}, more than one e-mail ${h.overOneEmail}, ` +
       `network headline ${h.networkHeadlines}, most pairs listed ${h.maxPairsListed}, ` +
       `noise e-mails in the 4 runs after ${h.noiseAfter}`,
+    targetLine(report),
     ...rows,
   ].join('\n');
 }
