@@ -1,6 +1,6 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
-import { classifyDrops, judgedShare, judgedShares } from './common-drops.js';
+import { classifyDrops, isCommonDrop, judgedShare, judgedShares } from './common-drops.js';
 import { commonMoves, comparesInside, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { judgedUpToDip, weekBackInNetworkDip, withWeekShare } from './dip-week.js';
@@ -364,6 +364,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
   // Day 7 back the network's told dip: an ISP told before is judged against that day as it
   // would have been without the dip (monitor/dip-week.ts).
   const dipShare = weekBackInNetworkDip(activeDrops, asOf);
+  // The network's dip is a headline today: a pair's run begins only well beyond it (runs.ts).
+  const networkDip =
+    moves.network !== undefined && isCommonDrop(moves.network, variation, settings);
 
   /** A card that recovered with the network's dip it was told beside leaves quietly. */
   const leavesWithNetwork = (prev: ActivePair): boolean => leftWithNetwork(prev, activeDrops);
@@ -453,7 +456,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
       prev === undefined &&
       noise.share7 === 1 &&
       noise.share14 === 1 &&
-      beginsRun(watched, asOf, today.significance)
+      beginsRun(watched, asOf, today.significance, networkDip)
     ) {
       // A run of one day for a pair without history: nothing reads it today (a steady decline
       // takes STEADY_MIN_DAYS, an e-mail tells a run from 2 days), so its entry stands for it
@@ -461,7 +464,16 @@ export function classifyPairs(input: ClassifyInput): Classification {
       // as the move left them.
       runsStarted.push(entry);
     } else {
-      run = extendRun(watched, domainId, isp, asOf, runDay, today.significance, inPlace);
+      run = extendRun(
+        watched,
+        domainId,
+        isp,
+        asOf,
+        runDay,
+        today.significance,
+        inPlace,
+        networkDip,
+      );
       if (run !== undefined) runs.push(run);
     }
     if (prev !== undefined) today.alertable = today.sustained;

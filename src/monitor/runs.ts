@@ -15,6 +15,15 @@ import type { ListedRun, WatchedRun } from './types.js';
 
 /** A day joins (or starts) a run only with at least this much evidence of its own. */
 export const RUN_MIN_DAY_SIGNIFICANCE = 0.5;
+/**
+ * On a day the network's dip is told (a holiday), a day starts a run only with this much
+ * evidence beyond the dip; it joins a run listed the day before as on any other day. The list
+ * holds a pair on such a day for the dip more than for itself, and a pair a little below the
+ * dip is chance around it: such a day began a run that two chance days after it made a steady
+ * decline, told the week after a holiday and cleared two days later (`poisson`, held out). A
+ * slide that begins its run on the dip day is more than 2 sd beyond it.
+ */
+export const DIP_DAY_RUN_MIN_SIGNIFICANCE = 2;
 /** A steady decline needs this many days in a row in the list, today included ... */
 export const STEADY_MIN_DAYS = 3;
 /**
@@ -43,8 +52,10 @@ export function extendRun(
   significance: number,
   /** Whether `prev` may be updated and returned (ClassifyInput.inPlace, monitor/classify.ts). */
   inPlace = false,
+  /** Whether the network's dip is told today (DIP_DAY_RUN_MIN_SIGNIFICANCE). */
+  networkDip = false,
 ): WatchedRun | undefined {
-  switch (runStep(prev, asOf, significance)) {
+  switch (runStep(prev, asOf, significance, networkDip)) {
     case 'kept':
       return prev;
     case 'ended':
@@ -71,23 +82,27 @@ export function beginsRun(
   prev: WatchedRun | undefined,
   asOf: IsoDate,
   significance: number,
+  networkDip = false,
 ): boolean {
-  return runStep(prev, asOf, significance) === 'begun';
+  return runStep(prev, asOf, significance, networkDip) === 'begun';
 }
 
 /**
  * What today's entry does to the pair's run: nothing on a forced re-run of the same as-of date
  * (its numbers are already in), ends it with too little evidence, extends a run that was listed
- * yesterday, else begins a new one. The one decision of `extendRun` and `beginsRun`.
+ * yesterday, else begins a new one (on the network's dip day only with
+ * DIP_DAY_RUN_MIN_SIGNIFICANCE). The one decision of `extendRun` and `beginsRun`.
  */
 function runStep(
   prev: WatchedRun | undefined,
   asOf: IsoDate,
   significance: number,
+  networkDip: boolean,
 ): 'kept' | 'ended' | 'extended' | 'begun' {
   if (prev !== undefined && prev.last === asOf) return 'kept';
   if (significance < RUN_MIN_DAY_SIGNIFICANCE) return 'ended';
-  return prev !== undefined && daysBetween(prev.last, asOf) === 1 ? 'extended' : 'begun';
+  if (prev !== undefined && daysBetween(prev.last, asOf) === 1) return 'extended';
+  return networkDip && significance < DIP_DAY_RUN_MIN_SIGNIFICANCE ? 'ended' : 'begun';
 }
 
 /** A run of one listed day, `asOf`, with that day's clicks. */

@@ -19,6 +19,7 @@ describe('extendRun: consecutive listed days', () => {
     prev: ListedRun | undefined;
     asOf: string;
     significance: number;
+    networkDip?: boolean;
     expected: ListedRun | undefined;
   }[] = [
     {
@@ -50,6 +51,30 @@ describe('extendRun: consecutive listed days', () => {
       expected: undefined,
     },
     {
+      name: "on the network's dip day a pair within DIP_DAY_RUN_MIN_SIGNIFICANCE of the dip starts none",
+      prev: undefined,
+      asOf: DAY,
+      significance: 1.9,
+      networkDip: true,
+      expected: undefined,
+    },
+    {
+      name: "on the network's dip day a pair well beyond the dip starts one",
+      prev: undefined,
+      asOf: DAY,
+      significance: 2,
+      networkDip: true,
+      expected: prev,
+    },
+    {
+      name: "on the network's dip day a run listed the day before goes on as on any day",
+      prev,
+      asOf: addDays(DAY, 1),
+      significance: 0.5,
+      networkDip: true,
+      expected: { since: DAY, last: addDays(DAY, 1), days: 2, clicks: 160, d7: 200, d14: 200 },
+    },
+    {
       name: 'a forced re-run of the same date keeps it as it was',
       prev,
       asOf: DAY,
@@ -61,7 +86,9 @@ describe('extendRun: consecutive listed days', () => {
     const pair = { domainId: 7, isp: 'Comcast' };
     const prev = row.prev && { ...pair, ...row.prev };
     const expected = row.expected && { ...pair, ...row.expected };
-    expect(extendRun(prev, 7, 'Comcast', row.asOf, counts, row.significance)).toEqual(expected);
+    expect(
+      extendRun(prev, 7, 'Comcast', row.asOf, counts, row.significance, false, row.networkDip),
+    ).toEqual(expected);
   });
 });
 
