@@ -1,7 +1,7 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
 import { classifyDrops, isCommonDrop, judgedShare, judgedShares } from './common-drops.js';
-import { commonMoves, comparesInside, listingWithout, SHOWN_Z } from './common-move.js';
+import { commonMoves, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
 import { judgedUpToDip, weekBackInNetworkDip, withWeekShare } from './dip-week.js';
 import {
@@ -47,6 +47,7 @@ import {
 import { domainRunsAfter } from './domain-runs.js';
 import { judgedVariation } from './judged-variation.js';
 import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
+import { blindDomains, outagesAfter } from './outages.js';
 import { leftWithNetwork } from './with-network.js';
 
 export { depressedAfterClear } from './depressed.js';
@@ -334,13 +335,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
   // A domain whose own drop is active was seen down on days before: a move of its own, not the
   // network's dip (commonMoves, seenInEvery).
   const ownDrops = new Set<number>();
-  // One whose comparison day lies inside its own drop lists nothing of the network's dip.
-  const blind = new Set<number>();
-  for (const drop of activeDrops) {
-    if (drop.scope !== 'domain') continue;
-    ownDrops.add(drop.domainId);
-    if (comparesInside(drop, asOf)) blind.add(drop.domainId);
-  }
+  for (const drop of activeDrops) if (drop.scope === 'domain') ownDrops.add(drop.domainId);
+  // One whose comparison day lies inside its own drop or outage lists nothing of the network's
+  // dip (monitor/outages.ts).
+  const blind = blindDomains(activeDrops, learned?.outages, asOf);
   const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
     ownDrops,
     blind,
@@ -625,6 +623,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
     day30Shares: day30SharesAfter(learned?.day30Shares, asOf, day30Share),
   };
   if (domainRuns.length > 0) learnedAfter.domainRuns = domainRuns;
+  const outages = outagesAfter(learned?.outages, drops.active, asOf, settings);
+  if (outages.length > 0) learnedAfter.outages = outages;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.

@@ -133,8 +133,10 @@ export interface SeenDipContext {
 export function comparesInside(
   drop: { firstSeen: IsoDate; lastSeen: IsoDate },
   asOf: IsoDate,
+  /** Which comparison days, in days back. */
+  backs: readonly number[] = [7, 14],
 ): boolean {
-  return [7, 14].some((back) => {
+  return backs.some((back) => {
     const day = addDays(asOf, -back);
     return daysBetween(drop.firstSeen, day) >= 0 && daysBetween(day, drop.lastSeen) >= 0;
   });

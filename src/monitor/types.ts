@@ -347,6 +347,15 @@ export interface LearnedState {
   domainRuns?: DomainRun[];
   /** Day 30 back as each weekday's list showed it (monitor/hold.ts, day30SharesAfter); absent: none. */
   day30Shares?: number[];
+  /** The domains' outages of the last month (monitor/outages.ts); absent: none. */
+  outages?: DomainOutage[];
+}
+
+/** A domain's drop of criticalDropPercent or more, as-of dates it was seen (monitor/outages.ts). */
+export interface DomainOutage {
+  domainId: number;
+  firstSeen: IsoDate;
+  lastSeen: IsoDate;
 }
 
 /** A domain's run of days it moved whole, as remembered between runs (monitor/domain-runs.ts). */

@@ -144,6 +144,9 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
     )
     .optional(),
   day30Shares: z.array(finite).length(7).optional(),
+  outages: z
+    .array(z.object({ domainId: z.number().int(), firstSeen: date, lastSeen: date }))
+    .optional(),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({
