@@ -7,7 +7,8 @@ import {
   parsePairKey,
   pairKey,
 } from '../../src/monitor/classify.js';
-import { addDays } from '../../src/dates.js';
+import { addDays, dayNumber } from '../../src/dates.js';
+import { ispHash } from '../../src/monitor/known-isps.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
   ActiveDrop,
@@ -1198,5 +1199,44 @@ describe("classifyPairs: a week after the network's dip (dip-week.ts)", () => {
     const result = twoDays(first, second, deeper);
     expect(result.pairs[0]?.severity).toBe('critical');
     expect(result.pairs[0]?.class).toBe('ongoing');
+  });
+});
+
+describe("classifyPairs: on the day the network's dip is a headline", () => {
+  /** Two domains of 30 ISPs known for a month, every one of them listed 30% down today. */
+  const names = Array.from({ length: 30 }, (_, i) => `ISP ${i}`);
+  const hashes = [...new Set(names.map(ispHash))].sort((a, b) => a - b);
+  const learned: LearnedState = {
+    ...CHANCE,
+    known: [1, 2].map((domainId) => ({
+      domainId,
+      since: dayNumber(DAY1) - 30,
+      level: 0,
+      hashes,
+      lastListed: hashes.map(() => dayNumber(DAY1) - 2),
+    })),
+  };
+  const dip = [1, 2].flatMap((domainId) =>
+    names.map((name) => entry(domainId, name, { baseline: 1000, yesterday: 700 })),
+  );
+
+  it('a pair a little below the dip begins no listed run; one well beyond it does', () => {
+    // 640 and 450 of 1000: beyond the dip's 700, z 1.7 and 7.8 (DIP_DAY_RUN_MIN_SIGNIFICANCE 2).
+    const result = classifyPairs({
+      asOf: DAY1,
+      entries: [
+        ...dip,
+        entry(1, 'Chance', { baseline: 1000, yesterday: 640 }),
+        entry(1, 'Moderate', { baseline: 1000, yesterday: 450 }),
+      ],
+      active: [],
+      settings: SETTINGS,
+      silences: [],
+      learned,
+    });
+    expect(result.drops?.map((d) => [d.scope, d.class])).toEqual([['network', 'new']]);
+    const started = result.changes.runsStarted?.entries.map((e) => e.isp) ?? [];
+    const runs = result.changes.runs?.map((r) => r.isp) ?? [];
+    expect([...started, ...runs].filter((isp) => !isp.startsWith('ISP'))).toEqual(['Moderate']);
   });
 });
