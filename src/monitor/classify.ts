@@ -304,8 +304,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
     dropPercent: 0,
     significance: 0,
     inOutage: false,
+    told: false,
   };
-  const steadyDay = (today: PairMeasure, judged: DropNoise): typeof forSteady => {
+  const steadyDay = (today: PairMeasure, judged: DropNoise, told: boolean): typeof forSteady => {
+    forSteady.told = told;
     forSteady.baseline = today.baseline;
     forSteady.d14 = today.d14;
     forSteady.d30 = today.d30;
@@ -472,7 +474,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
     }
     if (prev !== undefined) today.alertable = today.sustained;
     const steady =
-      !today.alertable && isSteadyDecline(run, steadyDay(today, noise), settings, variation);
+      !today.alertable &&
+      isSteadyDecline(run, steadyDay(today, noise, prev !== undefined), settings, variation);
     if (steady) today.alertable = true;
     // An ISP told before, no longer down beyond its domain's move today: its drop was the
     // domain's, told in part (monitor/domain-runs.ts).

@@ -139,7 +139,8 @@ export function runDropPercent(run: ListedRun): number {
  * decline, not one bad day); the run's summed days
  * clear minSignificance (what counts as certain does not change); the pair is of a size worth
  * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
- * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50); and
+ * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50), or it was
+ * told before (`today.told`: the floor is for a first e-mail, as isSustained); and
  * today's drop is at least STEADY_DROP_SHARE of minDropPercent (three days of a decline that is
  * still deepening will cross it: the run is why it is told now) and at least STEADY_HOLD_SHARE
  * of the run's average drop (still as deep: not the tail of an outage that has passed).
@@ -155,6 +156,8 @@ export function isSteadyDecline(
     significance: number;
     /** The common move the pair is judged against today is down criticalDropPercent or more. */
     inOutage?: boolean;
+    /** The pair is active (told before): no floor of minBaselineClicks, as isSustained. */
+    told?: boolean;
   },
   settings: Thresholds,
   extra: ExtraVariance = 0,
@@ -169,7 +172,8 @@ export function isSteadyDecline(
     settings.minSignificance > 0 &&
     run.days >= (short ? STEADY_SHORT_MIN_DAYS : STEADY_MIN_DAYS) &&
     today.baseline > 0 &&
-    Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks &&
+    (today.told === true ||
+      Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks) &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
     today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
     runSignificance(run, extra) >= settings.minSignificance

@@ -111,6 +111,50 @@ export function isClearlyCritical(
   );
 }
 
+/**
+ * Clearly above the critical level of both weeks back as the common move left them
+ * (CRITICAL_MARGIN_Z): what the pair lost beyond its domain's or the network's move today is a
+ * warning, however deep the day reads as listed. An ISP down 30% on a holiday that took a
+ * third of the whole network reads 53%; told critical that day, its deeper drop a few days
+ * later could not be told "worse". A pair whose own part could still be critical is told as
+ * listed: a step drop told a warning so read critical the day after, a second start e-mail.
+ * False with minSignificance 0 or criticalDropPercent 100 (the severity alone decides).
+ */
+export function isClearlyUnderCritical(
+  counts: ClickCounts,
+  settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
+  noise: DropNoise,
+): boolean {
+  const keep = 1 - settings.criticalDropPercent / 100;
+  if (settings.minSignificance <= 0 || keep <= 0) return false;
+  // Each week's critical level (keep of the day as the move left it) lying below yesterday.
+  return (
+    Math.min(
+      dropZ(counts.yesterday, 1 / (keep * noise.share7), counts.d7, noise.extra),
+      dropZ(counts.yesterday, 1 / (keep * noise.share14), counts.d14, noise.extra),
+    ) >= CRITICAL_MARGIN_Z
+  );
+}
+
+/**
+ * The severity of a listed pair's drop: by its drop in percent (severityOf), but a warning
+ * when it is judged against its domain's or the network's common move today (`noise.share7`
+ * under 1) and what it lost beyond that is clearly a warning (isClearlyUnderCritical).
+ */
+export function severityAgainst(
+  counts: ClickCounts,
+  dropPercent: number,
+  settings: Thresholds,
+  noise: DropNoise,
+): Severity {
+  const severity = severityOf(dropPercent, settings);
+  return severity === 'critical' &&
+    noise.share7 < 1 &&
+    isClearlyUnderCritical(counts, settings, noise)
+    ? 'warning'
+    : severity;
+}
+
 /** A listed pair's numbers as the lifecycle sees them. */
 export interface PairMeasure {
   baseline: number;
@@ -173,6 +217,6 @@ export function measureEntryInto(
   out.significance = significance;
   out.alertable = isAlertable(baseline, dropPercent, significance, settings);
   out.sustained = isSustained(baseline, dropPercent, significance, settings);
-  out.severity = severityOf(dropPercent, settings);
+  out.severity = severityAgainst(ruleInput, dropPercent, settings, noise);
   return out;
 }

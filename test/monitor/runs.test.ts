@@ -86,6 +86,7 @@ describe('isSteadyDecline', () => {
       dropPercent: number;
       significance: number;
       inOutage?: boolean;
+      told?: boolean;
     };
     settings?: Partial<typeof SETTINGS>;
     steady: boolean;
@@ -160,6 +161,13 @@ describe('isSteadyDecline', () => {
       name: 'every comparison day under minBaselineClicks',
       today: { baseline: 49, d14: 45, d30: 49, dropPercent: 25, significance: 2 },
       steady: false,
+    },
+    {
+      // A pair told before needs no floor, as isSustained: a small pair's step drop told on a
+      // Thursday, its weekend days under 50 clicks, is still the same decline.
+      name: 'every comparison day under minBaselineClicks, the pair told before',
+      today: { baseline: 49, d14: 45, d30: 49, dropPercent: 25, significance: 2, told: true },
+      steady: true,
     },
     {
       // A pair of 55 clicks a weekday: a weekend puts both same weekdays under 50.

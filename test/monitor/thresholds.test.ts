@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   countBySeverity,
   CRITICAL_MARGIN_Z,
+  emptyMeasure,
   isClearlyCritical,
+  isClearlyUnderCritical,
+  measureEntryInto,
+  severityAgainst,
   severityOf,
 } from '../../src/monitor/thresholds.js';
-import { SETTINGS } from './fixtures.js';
+import { entry, SETTINGS } from './fixtures.js';
 
 describe('severity', () => {
   it('critical from criticalDropPercent on, warning below', () => {
@@ -150,5 +154,56 @@ describe('isClearlyCritical: worse only beyond criticalDropPercent by the noise 
         share14: 1,
       }),
     ).toBe(true);
+  });
+});
+
+describe('severityAgainst: a drop beside a common move is told by what the pair lost beyond it', () => {
+  // An escalation's first 30% on a holiday that took 43% of the network: 418 clicks against
+  // 981 and 936 reads 57%, but against what the holiday left (0.573 and 0.576 of them) 26%.
+  const holiday = { extra: 0, share7: 0.573, share14: 0.576 };
+  const escalation = { yesterday: 418, d7: 981, d14: 936 };
+
+  it('a warning when its own part is clearly under criticalDropPercent', () => {
+    // Half of 0.573 x 981 = 281 lies under 418: (418 / 0.2865 - 981 - 1) / sqrt(3.49 x 1399) = 6.8.
+    expect(isClearlyUnderCritical(escalation, SETTINGS, holiday)).toBe(true);
+    expect(severityAgainst(escalation, 57.4, SETTINGS, holiday)).toBe('warning');
+  });
+
+  it('critical as listed when its own part could still be critical', () => {
+    // A step drop of a smaller pair: 71 against half of 0.715 x 167 = 60 is 1.2 sd above it.
+    const step = { yesterday: 71, d7: 167, d14: 193 };
+    const dip = { extra: 0, share7: 0.715, share14: 0.779 };
+    expect(isClearlyUnderCritical(step, SETTINGS, dip)).toBe(false);
+    expect(severityAgainst(step, 57.5, SETTINGS, dip)).toBe('critical');
+  });
+
+  it('against the learned variation too: a large pair needs more than chance', () => {
+    // ln(418 / 281) = 0.40 against a 20% daily variation on both days, with chance: 1.37 sd.
+    expect(isClearlyUnderCritical(escalation, SETTINGS, { ...holiday, extra: 0.04 })).toBe(false);
+    expect(severityAgainst(escalation, 57.4, SETTINGS, { ...holiday, extra: 0.04 })).toBe(
+      'critical',
+    );
+  });
+
+  it('as listed without a common move, with the noise test off, or a warning already', () => {
+    const none = { extra: 0, share7: 1, share14: 1 };
+    expect(severityAgainst(escalation, 57.4, SETTINGS, none)).toBe('critical');
+    expect(severityAgainst(escalation, 57.4, { ...SETTINGS, minSignificance: 0 }, holiday)).toBe(
+      'critical',
+    );
+    expect(isClearlyUnderCritical(escalation, { ...SETTINGS, minSignificance: 0 }, holiday)).toBe(
+      false,
+    );
+    expect(severityAgainst({ ...escalation, yesterday: 600 }, 38.8, SETTINGS, holiday)).toBe(
+      'warning',
+    );
+  });
+
+  it('is the severity a listed pair is measured with; its drop in percent stays as listed', () => {
+    const listed = entry(1, 'isp', { yesterday: 418, baseline: 981 });
+    const today = measureEntryInto(emptyMeasure(), listed, SETTINGS, holiday);
+    expect(today.dropPercent).toBeCloseTo(57.4, 1);
+    expect(today.severity).toBe('warning');
+    expect(measureEntryInto(emptyMeasure(), listed, SETTINGS).severity).toBe('critical');
   });
 });
