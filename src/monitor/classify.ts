@@ -341,10 +341,15 @@ export function classifyPairs(input: ClassifyInput): Classification {
   // One whose comparison day lies inside its own drop or outage lists nothing of the network's
   // dip (monitor/outages.ts).
   const blind = blindDomains(activeDrops, learned?.outages, asOf);
+  // Day 7 back the network's told dip: an ISP told before is judged against that day as it
+  // would have been without the dip, and so is a domain most of which is not listed
+  // (monitor/dip-week.ts, common-move.ts).
+  const dipShare = weekBackInNetworkDip(activeDrops, asOf);
   const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
     ownDrops,
     blind,
     minDropPercent: settings.minDropPercent,
+    weekBackShare: dipShare,
   });
   // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
   // active on their own: their own declines, told before, are not the domain's.
@@ -361,9 +366,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
   }
   const shares = judgedShares(moves, activeDrops);
-  // Day 7 back the network's told dip: an ISP told before is judged against that day as it
-  // would have been without the dip (monitor/dip-week.ts).
-  const dipShare = weekBackInNetworkDip(activeDrops, asOf);
   // The network's dip is a headline today: a pair's run begins only well beyond it (runs.ts).
   const networkDip =
     moves.network !== undefined && isCommonDrop(moves.network, variation, settings);
@@ -444,7 +446,11 @@ export function classifyPairs(input: ClassifyInput): Classification {
     tally.baselineClicks += entry.seven_days_ago_total_clicks;
 
     const share = judgedShare(shares, moves, domainId, hashes[i]!);
-    noise.share7 = share.share7 * weekShare;
+    // A domain's move a week after the network's dip is against day 7 back as it would have
+    // been without the dip (common-move.ts): a pair judged as listed reads it against that day.
+    const afterDip = moves.domains.get(domainId)?.weekBackShare;
+    noise.share7 =
+      share.share7 * (weekShare === 1 && afterDip !== undefined ? 1 / afterDip : weekShare);
     noise.share14 = share.share14;
     const today = measureEntryInto(measure, entry, settings, noise, input.rule);
     // The run sums its days against the comparison days as the domain's common move left them.

@@ -7,8 +7,13 @@ import {
   type CommonMoves,
   type DomainListing,
 } from './common-move.js';
-import { isLastingDrop, moveEvidence, runSignificance, type MoveEvidence } from './domain-runs.js';
-import { judgedShared } from './judged-variation.js';
+import {
+  isLastingDrop,
+  moveEvidence,
+  moveEvidenceBeyond,
+  runSignificance,
+  type MoveEvidence,
+} from './domain-runs.js';
 import { severityOf, type Thresholds } from './thresholds.js';
 import type {
   ActiveDrop,
@@ -98,14 +103,7 @@ function evidenceOf(move: CommonMove, variation: Variation, relativeTo?: CommonM
     const shared = 2 * (variation.network + domainPart / Math.max(1, move.domainsKnown));
     return { log7: move.log7, log14: move.log14, variance: shared + own };
   }
-  if (relativeTo !== undefined) {
-    const shared = 2 * judgedShared(variation).domain + relativeTo.se * relativeTo.se;
-    return {
-      log7: move.log7 - relativeTo.log7,
-      log14: move.log14 - relativeTo.log14,
-      variance: shared + own,
-    };
-  }
+  if (relativeTo !== undefined) return moveEvidenceBeyond(move, relativeTo, variation);
   return moveEvidence(move, variation);
 }
 
@@ -355,12 +353,13 @@ export function classifyDrops(input: DropsInput): {
       const drop = classified(input, prev.scope, prev.domainId, move!, prev);
       drop.class = silenced ? 'silenced' : 'ongoing';
       drops.push(drop);
+      const keeps = keepsDepth(prev, move!, moves);
       after.push({
         ...prev,
         lastSeen: asOf,
         quietRuns: 0,
-        dropPercent: drop.dropPercent,
-        dropPercent14: drop.dropPercent14,
+        dropPercent: keeps ? prev.dropPercent : drop.dropPercent,
+        dropPercent14: keeps ? prev.dropPercent14 : drop.dropPercent14,
       });
       continue;
     }
@@ -378,6 +377,21 @@ export function classifyDrops(input: DropsInput): {
     after.push({ ...prev, quietRuns, quietAsOf: asOf });
   }
   return { drops, active: after };
+}
+
+/**
+ * Whether an active domain drop keeps its depth on a day its move reads shallower: day 30 back
+ * was a quieter day, so the list shows the domain only in part, and a move counting the ISPs
+ * it leaves out as above reads shallow (17% for a campaign's end told at 51% the day before),
+ * while its listed ISPs still show the drop (stillShown). Its ISPs are judged against the drop
+ * as it was, not as the list cut it.
+ */
+function keepsDepth(prev: ActiveDrop, move: CommonMove, moves: CommonMoves): boolean {
+  return (
+    moves.day30Quieter === true &&
+    dropPercentOf(move.log7) < prev.dropPercent &&
+    stillShown(prev, moves.listings.get(prev.domainId))
+  );
 }
 
 /**

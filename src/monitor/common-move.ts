@@ -21,8 +21,9 @@ import { median } from './variation.js';
  * shown the domain whole.) The network moved when most of its domains did, by the median of its
  * domains' moves (a domain that did not move counting as above, one that shows a dip in part by the
  * median of its listed ISPs). On a day day 30 back was quieter, a domain seen dipping beside ISPs
- * of every other domain down about as much is the network's dip too (seenInEvery).
- * docs/alert-quality.md has the measurement.
+ * of every other domain down about as much is the network's dip too (seenInEvery). A week after
+ * the network's told dip, a domain listed in part is read against day 7 back as it would have
+ * been without the dip (weekAfterDipMove). docs/alert-quality.md has the measurement.
  */
 
 /** A domain (or the network) whose known ISPs are mostly in today's list. */
@@ -40,6 +41,11 @@ export interface CommonMove {
   se: number;
   /** Found from the ISPs down on their own together, most of the domain not being listed. */
   partial?: boolean;
+  /**
+   * A week after the network's dip (weekAfterDipMove): log7 is against day 7 back as it would
+   * have been without the dip, that day's clicks over this share.
+   */
+  weekBackShare?: number;
 }
 
 export interface NetworkMove extends CommonMove {
@@ -123,6 +129,11 @@ export interface SeenDipContext {
    * that lists nothing shows nothing of a dip, for or against it.
    */
   blind?: ReadonlySet<number>;
+  /**
+   * When today's day 7 back was the network's told dip (a holiday a week ago): the share of that
+   * day the network kept (weekBackInNetworkDip, dip-week.ts). Absent on other days.
+   */
+  weekBackShare?: number;
 }
 
 /**
@@ -212,9 +223,15 @@ export function commonMoves(
     // Most of it not listed: what its listed ISPs show of a dip (its own move only when day 30
     // back was quieter, ownPartialMove).
     const partial = censored === undefined ? partialMove(points, weight, known) : undefined;
+    // A week after the network's dip (not when day 30 back hides the other domains as well).
+    const afterDip =
+      censored === undefined && !day30Quieter
+        ? weekAfterDipMove(points, weight, known, own, seenDip?.weekBackShare)
+        : undefined;
     const move =
       censored ??
-      (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined);
+      (day30Quieter && partial !== undefined ? ownPartialMove(partial, own) : undefined) ??
+      afterDip;
     if (move !== undefined) {
       domains.set(domainId, move);
       seen.push({ domainId, move, points });
@@ -230,8 +247,9 @@ export function commonMoves(
       beside.domains.push(points);
     }
     // In the network's median a domain showing the dip in part counts by its listed ISPs on any
-    // day (day 30 back quieter or not).
-    const shownMove = censored ?? partial;
+    // day (day 30 back quieter or not); a week after the network's dip, against the same day as
+    // its own move.
+    const shownMove = censored ?? afterDip ?? partial;
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
@@ -435,6 +453,35 @@ function partialMove(
  */
 function ownPartialMove(partial: CommonMove, own: number): CommonMove {
   return { ...partial, se: Math.sqrt(partial.se * partial.se + own) };
+}
+
+/** A week after the network's dip, a domain listing this share of its known ISPs moved. */
+export const DIP_WEEK_LISTED_SHARE = 1 / 3;
+
+/**
+ * A domain's own move a week after the network's told dip, most of it not listed: against the
+ * dip as day 7 back, a domain that dropped about as deep as the dip lists only about half its
+ * ISPs (those whose day was under the dip's), and one that did not move hardly any (each would
+ * have to be down as deep as the dip on its own). When at least DIP_WEEK_LISTED_SHARE of its
+ * known ISPs are listed, its move is the median of its listed ISPs, against day 7 back as it
+ * would have been without the dip (that day's clicks over `weekBackShare`), as uncertain as one
+ * ISP's own variation (ownPartialMove: they are listed by their own days). Undefined otherwise.
+ * Not on a day day 30 back was quieter (commonMoves does not ask then): the list hides the other
+ * domains too, and a second holiday on the same weekday, every domain as low as a week before,
+ * would read as this domain's own move. On other days such a holiday moves every domain, and the
+ * network's median of them is its dip.
+ */
+function weekAfterDipMove(
+  points: readonly Point[],
+  weight: number,
+  known: number,
+  own: number,
+  weekBackShare: number | undefined,
+): CommonMove | undefined {
+  if (weekBackShare === undefined || points.length === 0) return undefined;
+  if (points.length * weight < known * DIP_WEEK_LISTED_SHARE) return undefined;
+  const move = ownPartialMove(listedMove(points, weight, known), own);
+  return { ...move, log7: move.log7 + Math.log(weekBackShare), weekBackShare };
 }
 
 function listedMove(points: readonly Point[], weight: number, known: number): CommonMove {

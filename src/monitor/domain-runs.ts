@@ -16,11 +16,17 @@ import type { DomainRun, Variation } from './types.js';
  * days of a lasting drop are far beyond chance, as a pair's listed run is (monitor/runs.ts).
  * docs/alert-quality.md has the measurement.
  *
- * A day counts when the domain moved whole (most of its known ISPs listed) and the network did
- * not move (a holiday's day is the network's; the domain beyond it is judged by the single day's
- * rule). A day the list cannot show the domain whole (day 30 back a quieter day, or a domain
- * listed only in part) neither counts nor ends the run. Any other day ends it: the list would
- * have shown a domain still down.
+ * A day counts when the domain moved whole (most of its known ISPs listed): its move, or on a
+ * day the network moved, what it moved beyond the network's move (a holiday lowers every domain
+ * alike: a domain as low as the network moved nothing of its own that day). A campaign's domain
+ * is often one of the two of three domains that make the network's median, and those days,
+ * left out, left its end never told (`moderate`, held out: seed 36). Not on a day the network
+ * moved behind a quieter day 30 back: the network's move is then read from domains the list
+ * shows in part and reads shallow, and a domain seen whole reads beyond it (two holidays on
+ * consecutive days read as a domain's run, `heavy`, held out: seed 36). Such a day, a domain
+ * listed only in part, or a day it did not move while the list could not show it whole (day 30
+ * back a quieter day, the network moved) neither counts nor ends the run. Any other day ends
+ * it: the list would have shown a domain still down.
  *
  * A lasting drop already told in part is not told again: on a day day 30 back hides most of a
  * domain whose campaign ended, one ISP of it can be alertable on its own and told as a card;
@@ -52,6 +58,23 @@ export function moveEvidence(move: CommonMove, variation: Variation): MoveEviden
     log7: move.log7,
     log14: move.log14,
     variance: 2 * judgedShared(variation).common + move.se * move.se,
+  };
+}
+
+/**
+ * The day's evidence of a domain's move beyond the network's move that day: the domain's own
+ * part of the variation (judgedShared) on both days, and both medians' own noise (the variance
+ * moveSignificance judges a domain by on a day the network moved).
+ */
+export function moveEvidenceBeyond(
+  move: CommonMove,
+  network: CommonMove,
+  variation: Variation,
+): MoveEvidence {
+  return {
+    log7: move.log7 - network.log7,
+    log14: move.log14 - network.log14,
+    variance: 2 * judgedShared(variation).domain + network.se * network.se + move.se * move.se,
   };
 }
 
@@ -98,8 +121,15 @@ function runStep(
       ? prev
       : undefined;
   const move = moves.domains.get(domainId);
-  if (move !== undefined && move.partial !== true && moves.network === undefined) {
-    const day = moveEvidence(move, variation);
+  if (
+    move !== undefined &&
+    move.partial !== true &&
+    (moves.network === undefined || moves.day30Quieter !== true)
+  ) {
+    const day =
+      moves.network === undefined
+        ? moveEvidence(move, variation)
+        : moveEvidenceBeyond(move, moves.network, variation);
     if (current === undefined) {
       return { domainId, first: asOf, last: asOf, days: 1, ...day };
     }

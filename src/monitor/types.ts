@@ -21,9 +21,9 @@
  * - steady decline: alertable because of its listed run (3+ days, certain together, still as
  *   deep, today at least 3/4 of minDropPercent) although today's numbers alone are not.
  * - domain run (monitor/domain-runs.ts): the consecutive as-of dates a domain moved whole (days
- *   the list could not show it skipped), with its moves summed: a domain that dropped and stays
- *   down (a campaign that ended) is told as a common drop when its days together are beyond
- *   noise, although no single day is.
+ *   the list could not show it skipped), with its moves summed (on a day the network moved, its
+ *   move beyond the network's): a domain that dropped and stays down (a campaign that ended) is
+ *   told as a common drop when its days together are beyond noise, although no single day is.
  * - joined: a pair that would be new, in a headline domain of which at least HEADLINE_MIN_ISPS
  *   pairs were already active and are still alertable: it was reported with its domain, so it
  *   becomes active as ongoing (no e-mail of its own).

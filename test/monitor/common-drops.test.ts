@@ -259,6 +259,64 @@ describe('common drops: most of a domain, or of the network, down together', () 
     }
   });
 
+  describe("a campaign's end a week after a holiday", () => {
+    // A holiday kept 57% of the network's day (told as the network's dip). A week later a
+    // domain's campaign ends (46% lower): against the holiday as day 7 back it reads 5% down,
+    // and the list holds only the 13 of its 30 ISPs whose day was under the holiday's.
+    const holiday = DOMAINS.flatMap((d) => down(d, 26, 0.57));
+    const weekAfter = (count: number, yesterday: number, from = 0): IspTrend[] =>
+      down(2, count, yesterday / 570, from, 570).map((e) => ({
+        ...e,
+        fourteen_days_ago_total_clicks: 1000,
+        thirty_days_ago_total_clicks: 1000,
+      }));
+    const quiet = Array.from({ length: 6 }, (): IspTrend[] => []);
+    // The next day, behind a quieter weekend (day 30 back 65% of the weekday): just over half
+    // its ISPs listed, 14 at -50% and 2 at -15%; counting the 14 unlisted as above, its
+    // median reads 15%.
+    const hidden = [...down(2, 14, 0.5), ...down(2, 2, 0.85, 14)].map((e) => ({
+      ...e,
+      thirty_days_ago_total_clicks: 650,
+    }));
+
+    it('is one domain headline on its first day, with no card', () => {
+      const results = days([holiday, ...quiet, weekAfter(13, 540)]);
+      const first = results.at(-1)!;
+      expect(emailed(first)).toMatchObject([{ scope: 'domain', domainId: 2, class: 'new' }]);
+      expect(first.drops?.[0]?.dropPercent).toBeCloseTo(46, 0);
+      expect(first.counts.new).toBe(0);
+      // Fewer than a third of its ISPs listed: no move of the domain seen.
+      const few = days([holiday, ...quiet, weekAfter(9, 540)]).at(-1)!;
+      expect(few.drops ?? []).toEqual([]);
+    });
+
+    it("an ISP of it is judged against the domain's move as its own day 7 back was listed", () => {
+      // Down 44% against the holiday, 70% against its usual day: beyond the domain's 46%.
+      const results = days([holiday, ...quiet, [...weekAfter(13, 540), ...weekAfter(1, 300, 13)]]);
+      expect(
+        results
+          .at(-1)!
+          .pairs.filter((p) => p.class === 'new')
+          .map((p) => p.isp),
+      ).toEqual([isp(13)]);
+    });
+
+    it('keeps its depth while day 30 back hides part of it: no card of its ISPs', () => {
+      const results = days([holiday, ...quiet, weekAfter(13, 540), hidden, hidden]);
+      const [, second, third] = results.slice(-3);
+      for (const day of [second!, third!]) {
+        expect(day.counts.new).toBe(0);
+        expect(emailed(day)).toEqual([]);
+      }
+      const drop = third!.changes.learned?.drops.find((d) => d.scope === 'domain');
+      expect(drop?.dropPercent).toBeCloseTo(46, 0);
+      // Shown whole the next day, the drop reads as that day's move.
+      const whole = days([holiday, ...quiet, weekAfter(13, 540), hidden, down(2, 28, 0.62)]);
+      const after = whole.at(-1)!.changes.learned?.drops.find((d) => d.scope === 'domain');
+      expect(after?.dropPercent).toBeCloseTo(38, 0);
+    });
+  });
+
   it('what is learned carries the drops and the known ISPs to the next run', () => {
     const [day1] = days([down(2, 28, 0.02)]);
     const learned = day1!.changes.learned;

@@ -337,4 +337,48 @@ describe('commonMoves: a domain or the network down together', () => {
       expect(movesWith(both).network).toMatchObject({ partial: true, domainsMoved: 3 });
     });
   });
+  describe("a week after the network's dip: a domain listed in part against it", () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    // Day 7 back a holiday that kept 60% of the network's day; day 14 back an ordinary one.
+    const afterDip: SeenDipContext = {
+      ownDrops: new Set(),
+      minDropPercent: 20,
+      weekBackShare: 0.6,
+    };
+    /** `count` ISPs of a domain at `share` of their usual 1,000 clicks, listed against the dip. */
+    const atShare = (domainId: number, count: number, share: number): Listed[] =>
+      listed(domainId, 0, count, share).map((e) => ({
+        ...e,
+        seven_days_ago_total_clicks: 600,
+        fourteen_days_ago_total_clicks: 1000,
+        thirty_days_ago_total_clicks: 1000,
+      }));
+    const movesWith = (today: Listed[], day30Quieter = false, seenDip = afterDip) =>
+      movesOf(known, today, day30Quieter, CHANCE, seenDip);
+
+    it("a third or more listed: its listed ISPs' median, against day 7 back without the dip", () => {
+      // A campaign's end (45% lower): 12 of 30 ISPs under the holiday's day.
+      const move = movesWith(atShare(1, 12, 0.55)).domains.get(1)!;
+      expect(move).toMatchObject({ partial: true, weekBackShare: 0.6 });
+      expect(move.log7).toBeCloseTo(Math.log(550.5 / 600.5) + Math.log(0.6), 9);
+      expect(move.log14).toBeCloseTo(Math.log(550.5 / 1000.5), 9);
+      expect(isCommonDrop(move, CHANCE, { ...SETTINGS, minSignificance: 3.5 })).toBe(true);
+    });
+
+    it('not fewer than a third, not on another day, not when day 30 back was quieter', () => {
+      expect(movesWith(atShare(1, 9, 0.55)).domains.size).toBe(0);
+      expect(
+        movesWith(atShare(1, 12, 0.55), false, { ...afterDip, weekBackShare: undefined }).domains
+          .size,
+      ).toBe(0);
+      expect(movesWith(atShare(1, 12, 0.55), true).domains.size).toBe(0);
+    });
+
+    it('a second holiday on the same weekday: every domain, the network by their median', () => {
+      const again = [...atShare(1, 12, 0.6), ...atShare(2, 13, 0.58), ...atShare(3, 11, 0.62)];
+      const network = movesWith(again).network!;
+      expect(network).toMatchObject({ domainsMoved: 3, domainsKnown: 3 });
+      expect(network.log7).toBeCloseTo(Math.log(600.5 / 600.5) + Math.log(0.6), 9);
+    });
+  });
 });

@@ -61,9 +61,25 @@ describe('a domain run: the consecutive days a domain moved whole', () => {
     expect(runs.map((r) => r?.days)).toEqual([1, 1, 1, 2, undefined]);
   });
 
-  it('a day the network moved neither counts nor ends it: that day is the network’s', () => {
-    const network = { ...moved(-0.3), domainsMoved: 3, domainsKnown: 3 };
+  it('a day the network moved counts what the domain moved beyond it', () => {
+    const network = { ...moved(-0.3), se: 0.05, domainsMoved: 3, domainsKnown: 3 };
     const runs = runsOver([movesOf(moved(-0.5)), movesOf(moved(-0.6), { network })]);
+    expect(runs.map((r) => r?.days)).toEqual([1, 2]);
+    expect(runs[1]!.log7).toBeCloseTo(-0.5 - 0.3, 10);
+    // That day: the domain's own part of the variation on both days, and both medians' se.
+    const domainPart = 0.0144 - 0.0025;
+    expect(runs[1]!.variance - runs[0]!.variance).toBeCloseTo(2 * domainPart + 0.0025 + 0.0049, 10);
+    // A holiday, the domain as low as the network: a day of no move of its own.
+    const holiday = runsOver([movesOf(moved(-0.5)), movesOf(moved(-0.3), { network })]);
+    expect(holiday[1]!.log7).toBeCloseTo(-0.5, 10);
+  });
+
+  it('a day the network moved behind a quieter day 30 back neither counts nor ends it', () => {
+    // The network's move, read from domains the list shows in part, reads shallow: a domain seen
+    // whole is beyond it on a holiday.
+    const network = { ...moved(-0.1), domainsMoved: 3, domainsKnown: 3 };
+    const hidden = movesOf(moved(-0.5), { network, day30Quieter: true });
+    const runs = runsOver([movesOf(moved(-0.5)), hidden]);
     expect(runs.map((r) => r?.days)).toEqual([1, 1]);
   });
 

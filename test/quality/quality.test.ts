@@ -46,7 +46,6 @@ interface LevelTargets {
 
 // Measured on seeds 1-8 where a target is not met (docs/alert-quality.md, "What is not met").
 const TARGETS: Record<VariationLevel, LevelTargets> = {
-  // A campaign's end told twice.
   poisson: {
     noise: 0.5,
     quietDayEmails: 0,
@@ -54,9 +53,9 @@ const TARGETS: Record<VariationLevel, LevelTargets> = {
     holidaysWithoutHeadline: 0,
     stepsLate: 0,
     domainsDownMissed: 0,
-    campaignsOverBudget: 1,
+    campaignsOverBudget: 0,
     campaignsNeverTold: 0,
-    overBudget: 1,
+    overBudget: 0,
     escalationsLate: 0,
     slideMedian: 4,
     smallBlocks: true,
