@@ -3,7 +3,7 @@ import { daysBetween } from '../dates.js';
 import { classifyDrops, isCommonDrop, judgedShare, judgedShares } from './common-drops.js';
 import { commonMoves, listingWithout, SHOWN_Z } from './common-move.js';
 import { depressedAfterClear } from './depressed.js';
-import { judgedUpToDip, weekBackInNetworkDip, withWeekShare } from './dip-week.js';
+import { judgedUpToDip, withWeekShare } from './dip-week.js';
 import {
   Day30Evidence,
   day30SharesAfter,
@@ -48,6 +48,7 @@ import { domainRunsAfter } from './domain-runs.js';
 import { judgedVariation } from './judged-variation.js';
 import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
 import { blindDomains, outagesAfter } from './outages.js';
+import { networkDipsAfter, networkKeptDaysBack } from './network-dips.js';
 import { leftWithNetwork } from './with-network.js';
 
 export { depressedAfterClear } from './depressed.js';
@@ -342,9 +343,11 @@ export function classifyPairs(input: ClassifyInput): Classification {
   // dip (monitor/outages.ts).
   const blind = blindDomains(activeDrops, learned?.outages, asOf);
   // Day 7 back the network's told dip: an ISP told before is judged against that day as it
-  // would have been without the dip, and so is a domain most of which is not listed
-  // (monitor/dip-week.ts, common-move.ts).
-  const dipShare = weekBackInNetworkDip(activeDrops, asOf);
+  // would have been without the dip, and so is a domain most of which is not listed; day 14
+  // back the network's dip, told or not: an ISP told before (monitor/dip-week.ts,
+  // network-dips.ts).
+  const dipShare = networkKeptDaysBack(learned?.networkDips, asOf, 7, true);
+  const dip14Share = networkKeptDaysBack(learned?.networkDips, asOf, 14);
   const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
     ownDrops,
     blind,
@@ -451,7 +454,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const afterDip = moves.domains.get(domainId)?.weekBackShare;
     noise.share7 =
       share.share7 * (weekShare === 1 && afterDip !== undefined ? 1 / afterDip : weekShare);
-    noise.share14 = share.share14;
+    noise.share14 =
+      dip14Share !== undefined && judgedUpToDip(prev, asOf, 14)
+        ? share.share14 / dip14Share
+        : share.share14;
     const today = measureEntryInto(measure, entry, settings, noise, input.rule);
     // The run sums its days against the comparison days as the domain's common move left them.
     runDay.yesterday = today.yesterday;
@@ -634,6 +640,13 @@ export function classifyPairs(input: ClassifyInput): Classification {
   if (domainRuns.length > 0) learnedAfter.domainRuns = domainRuns;
   const outages = outagesAfter(learned?.outages, drops.active, asOf, settings);
   if (outages.length > 0) learnedAfter.outages = outages;
+  const networkDips = networkDipsAfter(
+    learned?.networkDips,
+    moves.network?.log7,
+    drops.active.some((d) => d.scope === 'network' && d.lastSeen === asOf),
+    asOf,
+  );
+  if (networkDips.length > 0) learnedAfter.networkDips = networkDips;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.

@@ -349,6 +349,8 @@ export interface LearnedState {
   day30Shares?: number[];
   /** The domains' outages of the last month (monitor/outages.ts); absent: none. */
   outages?: DomainOutage[];
+  /** The network's dips of the last month (monitor/network-dips.ts); absent: none. */
+  networkDips?: NetworkDip[];
 }
 
 /** A domain's drop of criticalDropPercent or more, as-of dates it was seen (monitor/outages.ts). */
@@ -356,6 +358,16 @@ export interface DomainOutage {
   domainId: number;
   firstSeen: IsoDate;
   lastSeen: IsoDate;
+}
+
+/** A run that saw the network move down together (monitor/network-dips.ts). */
+export interface NetworkDip {
+  /** The as-of date: the dip's day is the day before. */
+  seen: IsoDate;
+  /** The share of its day 7 back the network kept (exp of its move's log7). */
+  kept: number;
+  /** Its drop was told, or went on, that run (an active network drop seen that day). */
+  told?: true;
 }
 
 /** A domain's run of days it moved whole, as remembered between runs (monitor/domain-runs.ts). */

@@ -147,6 +147,9 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
   outages: z
     .array(z.object({ domainId: z.number().int(), firstSeen: date, lastSeen: date }))
     .optional(),
+  networkDips: z
+    .array(z.object({ seen: date, kept: finite.gt(0).lt(1), told: z.literal(true).optional() }))
+    .optional(),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({

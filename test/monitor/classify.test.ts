@@ -1140,23 +1140,10 @@ describe('classifyPairs: held runs, a moderate decline that looks quiet for a da
 
 describe("classifyPairs: a week after the network's dip (dip-week.ts)", () => {
   const day2 = addDays(DAY1, 1);
-  /** The network told down 31% on the run a week before day2. */
+  /** The network told down 31% on the run a week before day2 (network-dips.ts). */
   const holiday: LearnedState = {
     ...CHANCE,
-    drops: [
-      {
-        scope: 'network',
-        domainId: 0,
-        domainUrl: '',
-        firstSeen: addDays(day2, -7),
-        lastSeen: addDays(day2, -7),
-        lastNotified: addDays(day2, -7),
-        dropPercent: 31,
-        dropPercent14: 31,
-        notifiedDropPercent: 31,
-        quietRuns: 0,
-      },
-    ],
+    networkDips: [{ seen: addDays(day2, -7), kept: 0.69, told: true }],
   };
   const listed = (yesterday: number, d7: number, d14: number): IspTrend => ({
     ...entry(DOMAIN, ISP, { yesterday, baseline: d7 }),
@@ -1195,10 +1182,30 @@ describe("classifyPairs: a week after the network's dip (dip-week.ts)", () => {
     // 50% told; then 58% against day 7 back without the dip, 59% against day 14 back.
     const first = listed(157, 312, 313);
     const second = listed(142, 229, 348);
-    const deeper = { ...holiday, drops: [{ ...holiday.drops[0]!, dropPercent: 33 }] };
+    const deeper: LearnedState = {
+      ...CHANCE,
+      networkDips: [{ seen: addDays(day2, -7), kept: 0.67, told: true }],
+    };
     const result = twoDays(first, second, deeper);
     expect(result.pairs[0]?.severity).toBe('critical');
     expect(result.pairs[0]?.class).toBe('ongoing');
+  });
+
+  it('not up to a dip of day 7 back that was never told', () => {
+    const first = listed(398, 576, 580);
+    const second = listed(212, 377, 577);
+    const untold = { ...CHANCE, networkDips: [{ seen: addDays(day2, -7), kept: 0.69 }] };
+    expect(twoDays(first, second, untold).pairs[0]?.class).toBe('ongoing');
+  });
+
+  it('an ISP told before is judged against day 14 back as it was without the dip, told or not', () => {
+    // 25% told; then 64% against day 7 back, 44% against the holiday of day 14 back (down 25%,
+    // short of a headline): critical beyond noise only against day 14 back without the dip.
+    const first = listed(439, 583, 590);
+    const second = listed(261, 715, 468);
+    const fortnight = { ...CHANCE, networkDips: [{ seen: addDays(day2, -14), kept: 0.75 }] };
+    expect(twoDays(first, second, fortnight).pairs[0]?.class).toBe('worse');
+    expect(twoDays(first, second, CHANCE).pairs[0]?.class).toBe('ongoing');
   });
 });
 

@@ -1,37 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
-import { judgedUpToDip, weekBackInNetworkDip, withWeekShare } from '../../src/monitor/dip-week.js';
+import { judgedUpToDip, withWeekShare } from '../../src/monitor/dip-week.js';
 import { entry } from './fixtures.js';
-
-describe('weekBackInNetworkDip', () => {
-  const asOf = '2026-03-17';
-  const weekBack = addDays(asOf, -7);
-  const network = {
-    scope: 'network' as const,
-    firstSeen: weekBack,
-    lastSeen: weekBack,
-    dropPercent: 40,
-  };
-
-  it('the share the network kept, day 7 back the run its dip was first or last seen', () => {
-    expect(weekBackInNetworkDip([network], asOf)).toBeCloseTo(0.6);
-    const seenTwice = { ...network, firstSeen: addDays(weekBack, -5) };
-    expect(weekBackInNetworkDip([seenTwice], asOf)).toBeCloseTo(0.6);
-  });
-
-  it('not a day between two days it was seen (held, not seen), nor another day', () => {
-    const held = { ...network, firstSeen: addDays(weekBack, -2), lastSeen: addDays(weekBack, 3) };
-    expect(weekBackInNetworkDip([held], asOf)).toBeUndefined();
-    expect(weekBackInNetworkDip([network], addDays(asOf, 1))).toBeUndefined();
-  });
-
-  it("not a domain's drop, no drop, nor a drop of nothing or of everything", () => {
-    expect(weekBackInNetworkDip([{ ...network, scope: 'domain' }], asOf)).toBeUndefined();
-    expect(weekBackInNetworkDip([], asOf)).toBeUndefined();
-    expect(weekBackInNetworkDip([{ ...network, dropPercent: 0 }], asOf)).toBeUndefined();
-    expect(weekBackInNetworkDip([{ ...network, dropPercent: 100 }], asOf)).toBeUndefined();
-  });
-});
 
 describe('judgedUpToDip', () => {
   const asOf = '2026-03-17';
@@ -46,6 +16,15 @@ describe('judgedUpToDip', () => {
     expect(judgedUpToDip({ firstSeen: addDays(asOf, -7) }, asOf)).toBe(false);
     expect(judgedUpToDip({ firstSeen: addDays(asOf, -13) }, asOf)).toBe(false);
     expect(judgedUpToDip(undefined, asOf)).toBe(false);
+  });
+
+  it('day 14 back: not one first seen 14 to 20 runs ago (day 14 back inside its own drop)', () => {
+    expect(judgedUpToDip({ firstSeen: addDays(asOf, -1) }, asOf, 14)).toBe(true);
+    expect(judgedUpToDip({ firstSeen: addDays(asOf, -10) }, asOf, 14)).toBe(true);
+    expect(judgedUpToDip({ firstSeen: addDays(asOf, -14) }, asOf, 14)).toBe(false);
+    expect(judgedUpToDip({ firstSeen: addDays(asOf, -20) }, asOf, 14)).toBe(false);
+    expect(judgedUpToDip({ firstSeen: addDays(asOf, -21) }, asOf, 14)).toBe(true);
+    expect(judgedUpToDip(undefined, asOf, 14)).toBe(false);
   });
 });
 

@@ -99,6 +99,10 @@ describe('network state: load and commit', () => {
           quietAsOf: DAY,
         },
       ],
+      networkDips: [
+        { seen: addDays(DAY, -14), kept: 0.72, told: true },
+        { seen: addDays(DAY, -3), kept: 0.83 },
+      ],
     };
     await store.commitRun(effect({ history: { upsert: history(1), remove: [], learned } }));
     expect((await load(store)).learned).toEqual(learned);
