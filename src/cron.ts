@@ -6,6 +6,8 @@ type CronParser = typeof import('cron-parser');
 const require = createRequire(import.meta.url);
 let loaded: CronParser | undefined;
 
+const DAY_MS = 86_400_000;
+
 /**
  * cron-parser, as the monitor uses it: the same parser (and version) as BullMQ's job schedulers,
  * loaded on first use. A command whose crons are all plain (`plainCronFields`) and in UTC never
@@ -50,9 +52,10 @@ export function cronExpressionProblem(expression: string): string | undefined {
  * seconds. cron-parser steps through luxon DateTimes a minute or an hour at a time, so the
  * previous fire of a daily cron takes it dozens of steps, on every `thm status`. The days match
  * as cron-parser matches them (a
- * test compares the two over thousands of expressions and times); expressions this does not
+ * test compares the two over thousands of expressions and times). Expressions this does not
  * cover (L and # in a day field), other zones, and a search that finds nothing within 8 years
- * are left to cron-parser.
+ * are left to cron-parser: the next fire is its `next()`, the previous one the last `next()`
+ * before `from` (`zonedPreviousFire`).
  */
 export function cronFireTime(
   expression: string,
@@ -69,11 +72,41 @@ export function cronFireTime(
     const found = fields && utcFireTime(fields, from, direction);
     if (found !== undefined) return found;
   }
-  const parsed = cronParser().parseExpression(expression, {
-    tz: timeZone,
-    currentDate: new Date(from),
-  });
-  return (direction === 'next' ? parsed.next() : parsed.prev()).getTime();
+  if (direction === 'next') return firesFrom(expression, timeZone, from).next().getTime();
+  return zonedPreviousFire(expression, timeZone, from);
+}
+
+function firesFrom(expression: string, timeZone: string, from: number) {
+  return cronParser().parseExpression(expression, { tz: timeZone, currentDate: new Date(from) });
+}
+
+/** How far back the previous fire is looked for, widening: a minute up to a year. */
+const LOOKBACK_MS = [60_000, 3_600_000, DAY_MS, 8 * DAY_MS, 32 * DAY_MS, 367 * DAY_MS];
+/** Fires stepped through in one look back before it is left to `prev()` (a dense cron's). */
+const LOOKBACK_MAX_FIRES = 1_000;
+
+/**
+ * The latest fire strictly before `from` in a zone: the last of the fires cron-parser's `next()`
+ * gives from a little earlier, looking further back until one is found. cron-parser's own
+ * `prev()` walks back through luxon DateTimes an hour or a minute at a time (20-60 ms a call,
+ * paid per zone on every `thm status`); `next()` lands on the fire in a step or two. The fires
+ * are the ones the job scheduler, which steps forward with `next()` too, would have run.
+ */
+function zonedPreviousFire(expression: string, timeZone: string, from: number): number {
+  for (const lookback of LOOKBACK_MS) {
+    const fires = firesFrom(expression, timeZone, from - lookback);
+    let latest: number | undefined;
+    for (let step = 0; step < LOOKBACK_MAX_FIRES; step++) {
+      const fire = fires.next().getTime();
+      if (fire >= from) {
+        if (latest !== undefined) return latest;
+        break;
+      }
+      latest = fire;
+    }
+    if (latest !== undefined) break;
+  }
+  return firesFrom(expression, timeZone, from).prev().getTime();
 }
 
 /**
@@ -125,7 +158,6 @@ function numeric(fields: Record<keyof Fields, readonly unknown[]>): Fields | und
   return fields as unknown as Fields;
 }
 
-const DAY_MS = 86_400_000;
 const SEARCH_DAYS = 366 * 8;
 /** cron-parser's month lengths, February's 29 included: its day-of-month "any day" test uses them. */
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
