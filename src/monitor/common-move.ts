@@ -212,6 +212,8 @@ export function commonMoves(
   const unmoved: Point[][] = [];
   let knownWeight = 0;
   let listedWeight = 0;
+  /** A domain's own drop is active (a campaign's end): its move is that drop and a dip together. */
+  const ownBeside = (seenDip?.ownDrops.size ?? 0) > 0;
   for (const [domainId, { domain, points }] of byDomain) {
     const sample = knownCount(domain, points.length, asOf);
     if (sample === undefined || sample < MIN_KNOWN_ISPS) continue;
@@ -253,7 +255,12 @@ export function commonMoves(
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
-        : { weight: known, log7: shownMove.log7, log14: shownMove.log14, se: shownMove.se },
+        : networkPart(
+            shownMove,
+            points,
+            known,
+            day30Quieter && ownBeside && censored !== undefined,
+          ),
     );
     listings.set(domainId, listingOf(points, points.length * weight, known));
   }
@@ -297,6 +304,29 @@ export function commonMoves(
     }
   }
   return moves;
+}
+
+/**
+ * A domain's part in the network's median: its move (`seenWhole`: a move of most of its known
+ * ISPs, on a day day 30 back was quieter while a domain's own drop is active). Such a domain's
+ * median counts its unlisted ISPs as above, though on that day many are only hidden; when most of
+ * its listed ISPs show the dip it counts by the deeper of its move and its listed ISPs' median, as
+ * seenInEvery reads it. The domain in its own drop (a campaign's end) moves by that drop and the
+ * dip together, so the network's median falls on the shallower domains: a holiday beside a
+ * campaign's end read 14% of its 29% (`poisson`, held out), and a large ISP down with the holiday
+ * became a card beside no headline.
+ */
+function networkPart(
+  move: CommonMove,
+  points: readonly Point[],
+  weight: number,
+  seenWhole: boolean,
+): { weight: number; log7: number; log14: number; se: number } {
+  const part = { weight, log7: move.log7, log14: move.log14, se: move.se };
+  if (!seenWhole || shownCount(points) * 2 <= points.length) return part;
+  part.log7 = Math.min(part.log7, median(points.map((p) => p.log7)));
+  part.log14 = Math.min(part.log14, median(points.map((p) => p.log14)));
+  return part;
 }
 
 function listingOf(points: readonly ListedMove[], listed: number, known: number): DomainListing {

@@ -4,6 +4,7 @@ import { isCommonDrop } from '../../src/monitor/common-drops.js';
 import {
   commonMoves,
   comparesInside,
+  dropPercentOf,
   SHOWN_MIN_ISPS,
   type SeenDipContext,
 } from '../../src/monitor/common-move.js';
@@ -223,6 +224,39 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(moves.network).toMatchObject({ domainsMoved: 2, domainsKnown: 3 });
     expect(moves.network?.log7).toBeCloseTo(Math.log(500.5 / 1000.5), 9);
     expect(moves.domains.has(3)).toBe(false);
+  });
+
+  it("day 30 back quieter beside a domain's own drop: a domain seen whole counts by its deeper listed median", () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    // Domain 1 lists 16 of its 30 ISPs, all down beyond 2 sd: its median move (the unlisted ones
+    // counted as above) is the shallow half of them, 10%; its listed median is 25%. Domain 2 is
+    // in its own drop (a campaign's end and the dip: 60%); domain 3 lists nothing.
+    const today = [
+      ...listed(1, 0, 8, 0.6, true),
+      ...listed(1, 8, 16, 0.9, true),
+      ...listed(2, 0, 25, 0.4, true),
+    ];
+    const own: SeenDipContext = { ownDrops: new Set([2]), minDropPercent: 20 };
+    const shallow = movesOf(known, today, true, CHANCE, { ...own, ownDrops: new Set() });
+    expect(dropPercentOf(shallow.network!.log7)).toBeCloseTo(10, 0);
+    const deeper = movesOf(known, today, true, CHANCE, own);
+    const listedMedian = (Math.log(600.5 / 1000.5) + Math.log(900.5 / 1000.5)) / 2;
+    expect(deeper.network?.log7).toBeCloseTo(listedMedian, 9);
+    // Not on a day day 30 back was not quieter (the list shows such a domain whole) ...
+    expect(movesOf(known, today, false, CHANCE, own).network?.log7).toBeCloseTo(
+      shallow.network!.log7,
+      9,
+    );
+    // ... nor when most of its listed ISPs do not show the dip.
+    const unshown = [
+      ...listed(1, 0, 8, 0.6, true),
+      ...listed(1, 8, 16, 0.9, false),
+      ...listed(2, 0, 25, 0.4, true),
+    ];
+    expect(movesOf(known, unshown, true, CHANCE, own).network?.log7).toBeCloseTo(
+      shallow.network!.log7,
+      9,
+    );
   });
 
   it('day 30 back hiding most of a dip: two domains showing it in part are the network', () => {
