@@ -31,6 +31,14 @@ export const STEADY_MIN_DAYS = 3;
  * drop alone is beyond minSignificance (certain, only not yet minDropPercent deep).
  */
 export const STEADY_SHORT_MIN_DAYS = 2;
+/**
+ * ... or when the run's days together are this far beyond minSignificance: the list does not
+ * show the Mondays and Tuesdays of a pair with a quieter weekend (day 30 back is a weekend day,
+ * so a weekday is not below it), and a slide that begins Saturday to Monday has two listed days
+ * on Thursday, each short of minSignificance against the learned variation, together certain.
+ * Not at the margin 0: two days just beyond it were chance often enough to add noise e-mails.
+ */
+export const STEADY_SHORT_RUN_MARGIN = 1;
 /** ... today's drop is at least this share of minDropPercent ... */
 export const STEADY_DROP_SHARE = 0.75;
 /** ... and at least this share of the run's own average drop (deepening, not receding). */
@@ -151,7 +159,8 @@ export function runDropPercent(run: ListedRun): number {
  * when the run's days together dropped criticalDropPercent or more, or when today's drop alone
  * is beyond minSignificance and only its size keeps it from an e-mail: a slide of a large pair
  * is certain on the day it is 15-20% down, and the day before in the list says it is a
- * decline, not one bad day); the run's summed days
+ * decline, not one bad day; or when the run's days together are STEADY_SHORT_RUN_MARGIN beyond
+ * minSignificance); the run's summed days
  * clear minSignificance (what counts as certain does not change); the pair is of a size worth
  * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
  * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50), or it was
@@ -180,7 +189,8 @@ export function isSteadyDecline(
   const short =
     run !== undefined &&
     (runDropPercent(run) >= settings.criticalDropPercent ||
-      today.significance >= settings.minSignificance);
+      today.significance >= settings.minSignificance ||
+      runSignificance(run, extra) >= settings.minSignificance + STEADY_SHORT_RUN_MARGIN);
   return (
     run !== undefined &&
     today.inOutage !== true &&

@@ -130,10 +130,19 @@ describe('isSteadyDecline', () => {
       steady: true,
     },
     {
-      name: 'not when today alone is under minSignificance',
-      run: { ...run, days: 2, clicks: 1500, d7: 1800, d14: 1800 },
+      // 1,580 clicks against 1,800 together: (220 - 1) / sqrt(3,380) = 3.77.
+      name: 'not when today alone is under minSignificance, the two days under it + 1',
+      run: { ...run, days: 2, clicks: 1580, d7: 1800, d14: 1800 },
       today: { ...today, dropPercent: 17, significance: 3.49 },
       steady: false,
+    },
+    {
+      // A slide that began on a Monday: its Wednesday and Thursday are its first listed days,
+      // neither alone beyond minSignificance; 1,500 clicks against 1,800 together: z 5.2.
+      name: 'two days are a run when together they are 1 beyond minSignificance',
+      run: { ...run, days: 2, clicks: 1500, d7: 1800, d14: 1800 },
+      today: { ...today, dropPercent: 17, significance: 3.49 },
+      steady: true,
     },
     {
       // 2 days, 90 clicks against 240: down 62% together, beyond criticalDropPercent.
