@@ -353,7 +353,7 @@ export function classifyDrops(input: DropsInput): {
       const drop = classified(input, prev.scope, prev.domainId, move!, prev);
       drop.class = silenced ? 'silenced' : 'ongoing';
       drops.push(drop);
-      const keeps = keepsDepth(prev, move!, moves);
+      const keeps = keepsDepth(prev, drop.dropPercent, moves);
       after.push({
         ...prev,
         lastSeen: asOf,
@@ -386,10 +386,10 @@ export function classifyDrops(input: DropsInput): {
  * while its listed ISPs still show the drop (stillShown). Its ISPs are judged against the drop
  * as it was, not as the list cut it.
  */
-function keepsDepth(prev: ActiveDrop, move: CommonMove, moves: CommonMoves): boolean {
+function keepsDepth(prev: ActiveDrop, dropPercent: number, moves: CommonMoves): boolean {
   return (
     moves.day30Quieter === true &&
-    dropPercentOf(move.log7) < prev.dropPercent &&
+    dropPercent < prev.dropPercent &&
     stillShown(prev, moves.listings.get(prev.domainId))
   );
 }

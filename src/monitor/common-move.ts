@@ -252,17 +252,19 @@ export function commonMoves(
     // day (day 30 back quieter or not); a week after the network's dip, against the same day as
     // its own move.
     const shownMove = censored ?? afterDip ?? partial;
+    const listing = listingOf(points, points.length * weight, known);
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }
         : networkPart(
             shownMove,
             points,
+            listing,
             known,
             day30Quieter && ownBeside && censored !== undefined,
           ),
     );
-    listings.set(domainId, listingOf(points, points.length * weight, known));
+    listings.set(domainId, listing);
   }
   const moves: CommonMoves = { domains, listings, day30Quieter };
   if (domains.size >= 2 && domains.size * 2 > ofNetwork.length) {
@@ -319,13 +321,16 @@ export function commonMoves(
 function networkPart(
   move: CommonMove,
   points: readonly Point[],
+  /** Its listing: the medians of its listed ISPs. */
+  { listedLog7, listedLog14 }: DomainListing,
   weight: number,
   seenWhole: boolean,
 ): { weight: number; log7: number; log14: number; se: number } {
   const part = { weight, log7: move.log7, log14: move.log14, se: move.se };
   if (!seenWhole || shownCount(points) * 2 <= points.length) return part;
-  part.log7 = Math.min(part.log7, median(points.map((p) => p.log7)));
-  part.log14 = Math.min(part.log14, median(points.map((p) => p.log14)));
+  if (listedLog7 === undefined || listedLog14 === undefined) return part;
+  part.log7 = Math.min(part.log7, listedLog7);
+  part.log14 = Math.min(part.log14, listedLog14);
   return part;
 }
 

@@ -186,13 +186,14 @@ export function isSteadyDecline(
   settings: Thresholds,
   extra: ExtraVariance = 0,
 ): boolean {
+  if (run === undefined) return false;
+  const together = runSignificance(run, extra);
+  const runDrop = runDropPercent(run);
   const short =
-    run !== undefined &&
-    (runDropPercent(run) >= settings.criticalDropPercent ||
-      today.significance >= settings.minSignificance ||
-      runSignificance(run, extra) >= settings.minSignificance + STEADY_SHORT_RUN_MARGIN);
+    runDrop >= settings.criticalDropPercent ||
+    today.significance >= settings.minSignificance ||
+    together >= settings.minSignificance + STEADY_SHORT_RUN_MARGIN;
   return (
-    run !== undefined &&
     today.inOutage !== true &&
     settings.minSignificance > 0 &&
     run.days >= (short ? STEADY_SHORT_MIN_DAYS : STEADY_MIN_DAYS) &&
@@ -200,7 +201,7 @@ export function isSteadyDecline(
     (today.told === true ||
       Math.max(today.baseline, today.d14, today.d30) >= settings.minBaselineClicks) &&
     today.dropPercent >= settings.minDropPercent * STEADY_DROP_SHARE &&
-    today.dropPercent >= runDropPercent(run) * STEADY_HOLD_SHARE &&
-    runSignificance(run, extra) >= settings.minSignificance
+    today.dropPercent >= runDrop * STEADY_HOLD_SHARE &&
+    together >= settings.minSignificance
   );
 }

@@ -101,14 +101,29 @@ export function isClearlyCritical(
   settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
   noise: DropNoise = POISSON_ONLY,
 ): boolean {
+  const margin = criticalMarginZ(counts, settings, noise, 'below');
+  return margin === undefined || margin >= CRITICAL_MARGIN_Z;
+}
+
+/**
+ * How far yesterday lies below (or above) the critical level of both weeks back as the common
+ * move left them, in standard deviations: the smaller of the two weeks. Undefined with
+ * minSignificance 0 or criticalDropPercent 100 (no noise test, no room for a margin).
+ */
+function criticalMarginZ(
+  counts: ClickCounts,
+  settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
+  noise: DropNoise,
+  side: 'below' | 'above',
+): number | undefined {
   const keep = 1 - settings.criticalDropPercent / 100;
-  if (settings.minSignificance <= 0 || keep <= 0) return true;
-  return (
-    Math.min(
-      dropZ(counts.d7, keep * noise.share7, counts.yesterday, noise.extra),
-      dropZ(counts.d14, keep * noise.share14, counts.yesterday, noise.extra),
-    ) >= CRITICAL_MARGIN_Z
-  );
+  if (settings.minSignificance <= 0 || keep <= 0) return undefined;
+  // Each week's critical level is keep of the day as the move left it.
+  const week = (day: number, share: number): number =>
+    side === 'below'
+      ? dropZ(day, keep * share, counts.yesterday, noise.extra)
+      : dropZ(counts.yesterday, 1 / (keep * share), day, noise.extra);
+  return Math.min(week(counts.d7, noise.share7), week(counts.d14, noise.share14));
 }
 
 /**
@@ -125,15 +140,8 @@ export function isClearlyUnderCritical(
   settings: Pick<Thresholds, 'criticalDropPercent' | 'minSignificance'>,
   noise: DropNoise,
 ): boolean {
-  const keep = 1 - settings.criticalDropPercent / 100;
-  if (settings.minSignificance <= 0 || keep <= 0) return false;
-  // Each week's critical level (keep of the day as the move left it) lying below yesterday.
-  return (
-    Math.min(
-      dropZ(counts.yesterday, 1 / (keep * noise.share7), counts.d7, noise.extra),
-      dropZ(counts.yesterday, 1 / (keep * noise.share14), counts.d14, noise.extra),
-    ) >= CRITICAL_MARGIN_Z
-  );
+  const margin = criticalMarginZ(counts, settings, noise, 'above');
+  return margin !== undefined && margin >= CRITICAL_MARGIN_Z;
 }
 
 /**
