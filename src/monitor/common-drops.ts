@@ -275,7 +275,7 @@ export function classifyDrops(input: DropsInput): {
     const prev = byKey.get(keyOf('domain', domainId));
     if (
       (prev?.lastNotified === undefined || isBefore(prev, run)) &&
-      isLastingDrop(run, move, asOf, settings)
+      isLastingDrop(run, todayOfRun(move, moves.listings.get(domainId), moves), asOf, settings)
     ) {
       found.push({ scope: 'domain', domainId, move, run });
     }
@@ -377,6 +377,24 @@ export function classifyDrops(input: DropsInput): {
     after.push({ ...prev, quietRuns, quietAsOf: asOf });
   }
   return { drops, active: after };
+}
+
+/**
+ * A domain's move today as a lasting drop reads it: on a day day 30 back was quieter the list
+ * shows a lowered domain only in part, and its move, counting the ISPs the list leaves out as
+ * above, reads shallow; the deeper of it and its listed ISPs' median then says whether it is
+ * still down (as keepsDepth holds a told drop's depth on such a day).
+ */
+export function todayOfRun(
+  move: CommonMove,
+  listing: DomainListing | undefined,
+  moves: CommonMoves,
+): { log7: number; log14: number } {
+  if (moves.day30Quieter !== true || listing?.listedLog7 === undefined) return move;
+  return {
+    log7: Math.min(move.log7, listing.listedLog7),
+    log14: Math.min(move.log14, listing.listedLog14 ?? 0),
+  };
 }
 
 /**
