@@ -50,6 +50,7 @@ import { learnVariation, variationOf, type ComparisonDays } from './variation.js
 import { blindDomains, outagesAfter } from './outages.js';
 import { networkDipsAfter, networkKeptDaysBack } from './network-dips.js';
 import { leftWithNetwork } from './with-network.js';
+import { levelShiftsAfter, straddledDomains } from './level-shifts.js';
 
 export { depressedAfterClear } from './depressed.js';
 export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
@@ -269,7 +270,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
 
   // The network's variation, learned with today's list: the comparison days of the listed
   // pairs neither active nor in a decline since yesterday show noise (monitor/variation.ts),
-  // and they say nothing of yesterday.
+  // and they say nothing of yesterday; nor do a domain's days on both sides of its drop
+  // (monitor/level-shifts.ts).
+  const straddled = straddledDomains(learned?.levelShifts, asOf);
   const samples: ComparisonDays[] = [];
   for (let i = 0; i < listed.length; i++) {
     const entry = listed[i]!;
@@ -277,6 +280,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     if (prev !== undefined || (watched !== undefined && daysBetween(watched.last, asOf) === 1)) {
       continue;
     }
+    if (straddled.has(entry.network_tracking_domain_id)) continue;
     samples.push({
       domainId: entry.network_tracking_domain_id,
       yesterday: entry.yesterday_total_clicks,
@@ -647,6 +651,8 @@ export function classifyPairs(input: ClassifyInput): Classification {
     asOf,
   );
   if (networkDips.length > 0) learnedAfter.networkDips = networkDips;
+  const levelShifts = levelShiftsAfter(learned?.levelShifts, drops.active, asOf);
+  if (levelShifts.length > 0) learnedAfter.levelShifts = levelShifts;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.

@@ -351,6 +351,15 @@ export interface LearnedState {
   outages?: DomainOutage[];
   /** The network's dips of the last month (monitor/network-dips.ts); absent: none. */
   networkDips?: NetworkDip[];
+  /** Domains' level shifts of the last two weeks (monitor/level-shifts.ts); absent: none. */
+  levelShifts?: LevelShift[];
+}
+
+/** A domain's drop, as a level shift its comparison days may straddle (monitor/level-shifts.ts). */
+export interface LevelShift {
+  domainId: number;
+  /** The as-of date its drop was first seen. */
+  firstSeen: IsoDate;
 }
 
 /** A domain's drop of criticalDropPercent or more, as-of dates it was seen (monitor/outages.ts). */

@@ -150,6 +150,7 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
   networkDips: z
     .array(z.object({ seen: date, kept: finite.gt(0).lt(1), told: z.literal(true).optional() }))
     .optional(),
+  levelShifts: z.array(z.object({ domainId: z.number().int(), firstSeen: date })).optional(),
 });
 
 export const silenceSchema: z.ZodType<Silence> = z.object({
