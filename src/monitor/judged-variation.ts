@@ -1,8 +1,8 @@
 import { logChiSquareDensity, normalTail } from './normal.js';
 import type { LearnedVariation, Variation } from './types.js';
 import {
+  decayedSumGain,
   gridEstimates,
-  HALF_LIFE_DAYS,
   MAX_EXTRA_SD,
   PRIOR_COMMON_SD,
   PRIOR_NETWORK_SD,
@@ -114,23 +114,6 @@ export function plausibleVariations(learned: LearnedVariation | undefined): {
     variances: variances.filter((_, i) => kept[i]),
     weights: weights.filter((_, i) => kept[i]).map((w) => w / total),
   };
-}
-
-/**
- * How many more comparisons a decayed sum rests on than its weight says. The learned sums halve
- * every HALF_LIFE_DAYS, so a day's comparisons count with a weight w under 1, and a sum of
- * weighted terms varies as (sum of w^2), not (sum of w): its effective count is (sum w)^2 /
- * sum w^2. Read with every day weighing alike, from the decayed count of days: 1 while nothing
- * has decayed yet, about 1.6 after 60 days, 2 in the long run.
- */
-export function decayedSumGain(days: number): number {
-  const keep = 0.5 ** (1 / HALF_LIFE_DAYS);
-  // days = (1 - keep^N) / (1 - keep) after N days, each day added with weight 1; never more
-  // than 1 / (1 - keep), what a long run of days leaves.
-  const weight = Math.min(days, 1 / (1 - keep));
-  const left = Math.max(0, 1 - weight * (1 - keep));
-  const squares = (1 - left * left) / (1 - keep * keep);
-  return squares > 0 ? Math.max(1, weight / squares) : 1;
 }
 
 /**

@@ -241,8 +241,12 @@ export interface LearnedVariation {
   /** Per variation of VARIATION_GRID: estimates of 2 x common, one per domain's day; how many. */
   shared: number[];
   sharedWeight: number[];
-  /** Per variation of VARIATION_GRID: estimates of 2 x network, one per day; how many. */
+  /**
+   * Per variation of VARIATION_GRID: estimates of 2 x network, one per day; the sum of their
+   * squares (absent in a state stored before it was kept: none); how many.
+   */
   network: number[];
+  networkSquares?: number[];
   networkWeight: number[];
   /** Runs that added something, decayed: the days the estimate rests on. */
   days: number;

@@ -101,6 +101,7 @@ export const learnedStateSchema: z.ZodType<LearnedState> = z.object({
       shared: z.array(finite),
       sharedWeight: z.array(finite),
       network: z.array(finite),
+      networkSquares: z.array(finite).optional(),
       networkWeight: z.array(finite),
       days: finite,
     })

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
 import {
-  decayedSumGain,
   equivalentVariance,
   judgedShared,
   judgedVariation,
@@ -12,6 +11,7 @@ import { logChiSquareDensity, logGamma, normalTail } from '../../src/monitor/nor
 import { dropZ, varianceFor } from '../../src/monitor/significance.js';
 import type { LearnedVariation } from '../../src/monitor/types.js';
 import {
+  decayedSumGain,
   learnVariation,
   MAX_EXTRA_SD,
   PRIOR_COMMON_SD,

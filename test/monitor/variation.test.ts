@@ -2,18 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
 import type { LearnedVariation } from '../../src/monitor/types.js';
 import {
+  aboveZero,
   dayEstimates,
   dayToDayPercent,
   HALF_LIFE_DAYS,
   learnVariation,
   listedShare,
   MAX_EXTRA_SD,
+  networkPart,
   PRIOR_COMMON_SD,
   PRIOR_EXTRA_SD,
+  PRIOR_NETWORK_SD,
+  PRIOR_NETWORK_WEIGHT,
   variationOf,
   VARIATION_GRID,
   type ComparisonDays,
 } from '../../src/monitor/variation.js';
+import { normalTail } from '../../src/monitor/normal.js';
 import { Random } from '../../bench/quality/random.js';
 
 const DAY = '2026-03-01';
@@ -209,6 +214,121 @@ describe('learnVariation: learning a network from its listed pairs', () => {
     for (const sums of [day.spread, day.spreadWeight, day.shared, day.sharedWeight]) {
       expect(sums).toHaveLength(VARIATION_GRID.length);
     }
+  });
+});
+
+/** Learned sums whose network days are `estimates` (of 2 x network) at every grid point. */
+function networkDays(estimates: readonly number[]): LearnedVariation {
+  const grid = (value: number) => VARIATION_GRID.map(() => value);
+  let sum = 0;
+  let squares = 0;
+  for (const e of estimates) {
+    sum += e;
+    squares += e * e;
+  }
+  return {
+    asOf: DAY,
+    spread: grid(0),
+    spreadWeight: grid(0),
+    shared: grid(0),
+    sharedWeight: grid(0),
+    network: grid(sum),
+    networkSquares: grid(squares),
+    networkWeight: grid(estimates.length),
+    days: estimates.length,
+  };
+}
+
+describe('aboveZero: a variance uncertain by its standard error, not below zero', () => {
+  it('no uncertainty: the estimate, or nothing for one below zero', () => {
+    expect(aboveZero(0.004, 0)).toBe(0.004);
+    expect(aboveZero(-0.004, 0)).toBe(0);
+  });
+
+  it('an estimate of nothing: the half-normal median, about 0.67 standard errors', () => {
+    expect(aboveZero(0, 0.002)).toBeCloseTo(0.002 * 0.6744897502, 9);
+  });
+
+  it('half of what is plausible above zero lies above it', () => {
+    for (const [mean, se] of [
+      [-0.003, 0.002],
+      [0.001, 0.002],
+      [0.004, 0.001],
+    ] as const) {
+      const median = aboveZero(mean, se);
+      const above = normalTail((median - mean) / se) / normalTail(-mean / se);
+      expect(above).toBeCloseTo(0.5, 9);
+    }
+  });
+
+  it('far below zero: small, above zero and finite', () => {
+    const far = aboveZero(-0.1, 0.001);
+    expect(far).toBeGreaterThan(0);
+    expect(far).toBeLessThan(0.001 * 0.01);
+    expect(aboveZero(-0.02, 0.001)).toBeCloseTo((0.001 * Math.LN2) / 20, 6);
+  });
+
+  it('far above zero: the estimate itself', () => {
+    expect(aboveZero(0.01, 0.001)).toBeCloseTo(0.01, 6);
+  });
+
+  it('never below the estimate, and grows with the uncertainty', () => {
+    let before = 0;
+    for (const se of [0.0005, 0.001, 0.002, 0.004]) {
+      const value = aboveZero(-0.001, se);
+      expect(value).toBeGreaterThan(before);
+      before = value;
+    }
+    expect(aboveZero(0.001, 0.002)).toBeGreaterThan(0.001);
+  });
+});
+
+describe("networkPart: the network's part, never read as none", () => {
+  const prior = PRIOR_NETWORK_SD ** 2;
+
+  it('no days: the prior', () => {
+    expect(networkPart(undefined, 2)).toBeCloseTo(prior, 12);
+  });
+
+  it('days whose mean lies below zero: above zero by what their spread leaves plausible', () => {
+    // 30 days of 2 x network read -0.004 on average, each uncertain by 0.03 (a 3-domain
+    // network at `moderate`): their mean is 0.005 from zero, nowhere near telling it.
+    const rng = new Random(21);
+    const days = Array.from({ length: 30 }, () => -0.004 + 0.03 * rng.normal());
+    const part = networkPart(networkDays(days), 2);
+    expect(part).toBeGreaterThan(0.02 ** 2);
+    expect(part).toBeLessThan(0.05 ** 2);
+  });
+
+  it('days that agree pin it down: their mean, the prior outweighed', () => {
+    const days = Array.from({ length: 400 }, (_, i) => 2 * 0.04 ** 2 + (i % 2 ? 1e-4 : -1e-4));
+    expect(Math.sqrt(networkPart(networkDays(days), 2))).toBeCloseTo(0.04, 3);
+  });
+
+  it('days that agree on nothing: nothing, as a network varying as chance does', () => {
+    const days = Array.from({ length: 400 }, (_, i) => (i % 2 ? 1e-6 : -1e-6));
+    expect(Math.sqrt(networkPart(networkDays(days), 2))).toBeLessThan(0.005);
+  });
+
+  it('one wild day weighs by its spread, not as a certain zero', () => {
+    const part = networkPart(networkDays([-0.05]), 2);
+    // The mean with the prior's days lies below zero; the spread of one day against them keeps
+    // it near the prior.
+    expect((-0.05 + PRIOR_NETWORK_WEIGHT * 2 * prior) / (1 + PRIOR_NETWORK_WEIGHT)).toBeLessThan(0);
+    expect(part).toBeGreaterThan(prior / 2);
+  });
+
+  it('a state stored before the squares were kept reads, not below zero', () => {
+    const { networkSquares: _squares, ...old } = networkDays([-0.004, -0.004, -0.004]);
+    expect(networkPart(old, 2)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('variationOf reads it, never above the common part', () => {
+    const rng = new Random(22);
+    const learned = networkDays(Array.from({ length: 30 }, () => -0.004 + 0.03 * rng.normal()));
+    const v = variationOf(learned);
+    expect(v.network).toBeGreaterThan(0);
+    expect(v.network).toBeLessThanOrEqual(v.common);
   });
 });
 

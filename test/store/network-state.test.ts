@@ -67,6 +67,7 @@ describe('network state: load and commit', () => {
         shared: [0.01, 0.01, 0.02, 0.02, 0.03, 0.03],
         sharedWeight: [3, 3, 3, 3, 3, 3],
         network: [0, 0, 0.01, 0.01, 0.01, 0.01],
+        networkSquares: [0, 0, 1e-4, 1e-4, 2e-4, 2e-4],
         networkWeight: [1, 1, 1, 1, 1, 1],
         days: 12.5,
       },
@@ -103,6 +104,7 @@ describe('network state: load and commit', () => {
         { seen: addDays(DAY, -14), kept: 0.72, told: true },
         { seen: addDays(DAY, -3), kept: 0.83 },
       ],
+      levelShifts: [{ domainId: 7, firstSeen: DAY }],
     };
     await store.commitRun(effect({ history: { upsert: history(1), remove: [], learned } }));
     expect((await load(store)).learned).toEqual(learned);
