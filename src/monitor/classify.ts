@@ -18,7 +18,7 @@ import { PairMap } from './pair-map.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { beginsRun, extendRun, isSteadyDecline } from './runs.js';
-import { poissonZ, type DropNoise, type SignificanceRule } from './significance.js';
+import { dropZ, poissonZ, type DropNoise, type SignificanceRule } from './significance.js';
 import {
   emptyMeasure,
   isClearlyCritical,
@@ -378,7 +378,12 @@ export function classifyPairs(input: ClassifyInput): Classification {
     moves.network !== undefined && isCommonDrop(moves.network, variation, settings);
 
   /** A card that recovered with the network's dip it was told beside leaves quietly. */
-  const leavesWithNetwork = (prev: ActivePair): boolean => leftWithNetwork(prev, activeDrops);
+  const leavesWithNetwork = (prev: ActivePair): boolean =>
+    leftWithNetwork(
+      prev,
+      activeDrops,
+      dropZ(prev.baseline, 1, prev.yesterday, variation) < settings.minSignificance,
+    );
   const pairs: ClassifiedPair[] = [];
   const counts = emptyClassCounts();
   const upsert: ActivePair[] = [];
