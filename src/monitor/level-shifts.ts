@@ -24,7 +24,10 @@ export const STRADDLE_TO_DAYS = 13;
 
 /**
  * The shifts after today's run: the earlier ones first seen within SHIFT_MEMORY_DAYS, and each
- * active domain drop (`drops`, after the run) first seen within them. One per domain and day.
+ * active domain drop (`drops`, after the run) first seen within them. One per domain and day
+ * first seen, and a domain's drop is first seen anew only after its last one ended
+ * (common-drops.ts, DROP_HOLD_DAYS): a few per domain that dropped at most, about 42 bytes each
+ * as the store keeps them.
  */
 export function levelShiftsAfter(
   prev: readonly LevelShift[] | undefined,
