@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker } from 'bullmq';
 import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../redis/connection.js';
+import { closeWorker } from '../redis/close-worker.js';
 import { checkRedisRole, type RedisRole } from '../redis/role.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from '../with-timeout.js';
@@ -241,7 +242,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       closing ??= (async () => {
         clearInterval(timer);
         await cleanup;
-        await canaryWorker.close();
+        await closeWorker(canaryWorker);
         try {
           if (isReady(redis))
             await withTimeout(canaryQueue.obliterate({ force: true }), redisTimeoutMs, 'redis');
