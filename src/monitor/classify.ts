@@ -368,7 +368,7 @@ export function classifyPairs(input: ClassifyInput): Classification {
     const listing = moves.listings.get(domainId);
     if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
   }
-  const shares = judgedShares(moves, activeDrops);
+  const shares = judgedShares(moves, activeDrops, input.asOf);
   // The network's dip is a headline today: a pair's run begins only well beyond it (runs.ts).
   const networkDip =
     moves.network !== undefined && isCommonDrop(moves.network, variation, settings);

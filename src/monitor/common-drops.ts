@@ -154,16 +154,78 @@ export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined)
   );
 }
 
+/** Against which weeks (7 and 14 days back) a domain's ISPs are judged against its drop. */
+export interface ShownWeeks {
+  on7: boolean;
+  on14: boolean;
+}
+
+const BOTH_WEEKS: ShownWeeks = { on7: true, on14: true };
+const WEEK_7_ALONE: ShownWeeks = { on7: true, on14: false };
+const NO_WEEK: ShownWeeks = { on7: false, on14: false };
+
+/** A told drop's first week: its days 7 and 14 back are both before it. */
+export const FIRST_WEEK_DAYS = 7;
+
+/**
+ * The weeks on which a domain's active drop is still shown by its listed ISPs: both
+ * (stillShown); or, in the first week of a drop told as a headline, day 7 back alone. Both
+ * comparison days are then before the drop, and listed ISPs that show it against day 7 back but
+ * not against day 14 back say that day 14 back was itself low for the domain: a holiday the list
+ * hid on its own day (day 30 back quieter) read a campaign's end shallow against it, and one of
+ * its ISPs, judged on its own, was a second start of it (`moderate`, held out). Against day 14
+ * back its ISPs are judged as they are. A drop only remembered (never beyond noise) shown on one
+ * week is too little: a slide's ISP judged against one was never told.
+ */
+export function shownWeeks(
+  drop: ActiveDrop,
+  listing: DomainListing | undefined,
+  asOf: IsoDate,
+): ShownWeeks {
+  if (stillShown(drop, listing)) return BOTH_WEEKS;
+  return drop.scope === 'domain' &&
+    drop.lastNotified !== undefined &&
+    daysBetween(drop.firstSeen, asOf) < FIRST_WEEK_DAYS &&
+    listing?.listedLog7 !== undefined &&
+    dropPercentOf(listing.listedLog7) >= drop.dropPercent * STILL_SHOWN_SHARE
+    ? WEEK_7_ALONE
+    : NO_WEEK;
+}
+
+/**
+ * What a domain with an active drop is judged against: on each week its listed ISPs still show
+ * the drop, the deeper of the drop and the domain's move (none: 1); on a week they do not,
+ * `without` (its move, or the network's).
+ */
+function sharesWithDrop(
+  drop: ActiveDrop,
+  weeks: ShownWeeks,
+  moved: Shares | undefined,
+  without: Shares,
+): Shares {
+  return {
+    share7: weeks.on7 ? Math.min(1 - drop.dropPercent / 100, moved?.share7 ?? 1) : without.share7,
+    share14: weeks.on14
+      ? Math.min(1 - drop.dropPercent14 / 100, moved?.share14 ?? 1)
+      : without.share14,
+  };
+}
+
 /**
  * The shares of their comparison days the pairs of each domain are judged against today
  * (monitor/significance.ts): the domain's common move when it moved, or the move of its active
- * drop when its listed ISPs still show it (stillShown) and it is deeper (a quieter day 30 back
- * lists just over half of a domain whose campaign ended, the shallowest of them its median: 10%
- * against a drop of 38%), else the network's move when the network moved; other domains none.
+ * drop on each week its listed ISPs still show it (shownWeeks) when it is deeper (a quieter day
+ * 30 back lists just over half of a domain whose campaign ended, the shallowest of them its
+ * median: 10% against a drop of 38%), else the network's move when the network moved; other
+ * domains none.
  */
-export function judgedShares(moves: CommonMoves, active: readonly ActiveDrop[]): JudgedShares {
+export function judgedShares(
+  moves: CommonMoves,
+  active: readonly ActiveDrop[],
+  asOf: IsoDate,
+): JudgedShares {
   const byDomain = new Map<number, Shares>();
-  const byDrop = new Map<number, { drop: ActiveDrop; without: Shares }>();
+  const byDrop = new Map<number, DropShares>();
   const network = moves.network;
   const otherwise =
     network === undefined
@@ -177,35 +239,44 @@ export function judgedShares(moves: CommonMoves, active: readonly ActiveDrop[]):
     });
   }
   for (const drop of active) {
-    if (drop.scope !== 'domain' || !stillShown(drop, moves.listings.get(drop.domainId))) continue;
+    const weeks = shownWeeks(drop, moves.listings.get(drop.domainId), asOf);
+    if (!weeks.on7 && !weeks.on14) continue;
     const moved = byDomain.get(drop.domainId);
-    const share7 = 1 - drop.dropPercent / 100;
-    const share14 = 1 - drop.dropPercent14 / 100;
-    if (moved !== undefined && moved.share7 <= share7 && moved.share14 <= share14) continue;
-    byDomain.set(drop.domainId, {
-      share7: Math.min(share7, moved?.share7 ?? 1),
-      share14: Math.min(share14, moved?.share14 ?? 1),
-    });
-    byDrop.set(drop.domainId, { drop, without: moved ?? otherwise });
+    const without = moved ?? otherwise;
+    const shares = sharesWithDrop(drop, weeks, moved, without);
+    if (moved !== undefined && shares.share7 >= moved.share7 && shares.share14 >= moved.share14) {
+      continue;
+    }
+    byDomain.set(drop.domainId, shares);
+    byDrop.set(drop.domainId, { drop, moved, without });
   }
-  return { byDomain, otherwise, byDrop };
+  return { asOf, byDomain, otherwise, byDrop };
+}
+
+/** A domain judged against its active drop: the drop, its move today, and what it is without. */
+interface DropShares {
+  drop: ActiveDrop;
+  moved: Shares | undefined;
+  without: Shares;
 }
 
 export interface JudgedShares {
+  /** The run's as-of date (which week of a drop it is: shownWeeks). */
+  asOf: IsoDate;
   /** By domain id: the domains judged against their move or their active drop. */
   byDomain: Map<number, Shares>;
   /** The other domains: the network's move, or none. */
   otherwise: Shares;
   /** By domain id: the active drop a domain is judged against, and what it is judged without. */
-  byDrop: Map<number, { drop: ActiveDrop; without: Shares }>;
+  byDrop: Map<number, DropShares>;
 }
 
 /**
  * The shares one listed ISP (`hash`, its ispHash) of a domain is judged against. A domain's
- * active drop counts only when its other listed ISPs still show it (stillShown without this
- * one; else its move, or the network's): on a day few of its ISPs are listed, an ISP's own step
- * down lists it deep; it would keep its domain's drop shown and, judged against it, read its own
- * drop too small.
+ * active drop counts only on the weeks its other listed ISPs still show it (shownWeeks without
+ * this one; else its move, or the network's): on a day few of its ISPs are listed, an ISP's own
+ * step down lists it deep; it would keep its domain's drop shown and, judged against it, read
+ * its own drop too small.
  */
 export function judgedShare(
   shares: JudgedShares,
@@ -215,12 +286,9 @@ export function judgedShare(
 ): Shares {
   const byDrop = shares.byDrop.get(domainId);
   const listing = moves.listings.get(domainId);
-  if (
-    byDrop !== undefined &&
-    listing !== undefined &&
-    !stillShown(byDrop.drop, listingWithout(listing, new Set([hash])))
-  ) {
-    return byDrop.without;
+  if (byDrop !== undefined && listing !== undefined) {
+    const weeks = shownWeeks(byDrop.drop, listingWithout(listing, new Set([hash])), shares.asOf);
+    return sharesWithDrop(byDrop.drop, weeks, byDrop.moved, byDrop.without);
   }
   return shares.byDomain.get(domainId) ?? shares.otherwise;
 }
@@ -275,7 +343,7 @@ export function classifyDrops(input: DropsInput): {
     const prev = byKey.get(keyOf('domain', domainId));
     if (
       (prev?.lastNotified === undefined || isBefore(prev, run)) &&
-      isLastingDrop(run, move, asOf, settings)
+      isLastingDrop(run, todayOfRun(move, moves.listings.get(domainId), moves), asOf, settings)
     ) {
       found.push({ scope: 'domain', domainId, move, run });
     }
@@ -377,6 +445,24 @@ export function classifyDrops(input: DropsInput): {
     after.push({ ...prev, quietRuns, quietAsOf: asOf });
   }
   return { drops, active: after };
+}
+
+/**
+ * A domain's move today as a lasting drop reads it: on a day day 30 back was quieter the list
+ * shows a lowered domain only in part, and its move, counting the ISPs the list leaves out as
+ * above, reads shallow; the deeper of it and its listed ISPs' median then says whether it is
+ * still down (as keepsDepth holds a told drop's depth on such a day).
+ */
+export function todayOfRun(
+  move: CommonMove,
+  listing: DomainListing | undefined,
+  moves: CommonMoves,
+): { log7: number; log14: number } {
+  if (moves.day30Quieter !== true || listing?.listedLog7 === undefined) return move;
+  return {
+    log7: Math.min(move.log7, listing.listedLog7),
+    log14: Math.min(move.log14, listing.listedLog14 ?? 0),
+  };
 }
 
 /**

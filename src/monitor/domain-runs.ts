@@ -171,7 +171,7 @@ export function runSignificance(run: DomainRun): number {
  */
 export function isLastingDrop(
   run: DomainRun | undefined,
-  today: CommonMove,
+  today: { log7: number; log14: number },
   asOf: IsoDate,
   settings: Thresholds,
 ): boolean {

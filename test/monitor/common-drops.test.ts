@@ -4,9 +4,11 @@ import { addDays, dayNumber } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import {
   DROP_HOLD_DAYS,
+  FIRST_WEEK_DAYS,
   isWorse,
   judgedShare,
   judgedShares,
+  shownWeeks,
 } from '../../src/monitor/common-drops.js';
 import { listingWithout } from '../../src/monitor/common-move.js';
 import { ispHash } from '../../src/monitor/known-isps.js';
@@ -341,6 +343,7 @@ describe('judgedShares: what each domain is judged against', () => {
         network,
       },
       [],
+      DAY,
     );
     expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.6, 9);
     expect(shares.byDomain.get(2)?.share7).toBeCloseTo(0.4, 9);
@@ -349,6 +352,7 @@ describe('judgedShares: what each domain is judged against', () => {
     const alone = judgedShares(
       { domains: new Map([[1, move(Math.log(0.8))]]), listings: new Map() },
       [],
+      DAY,
     );
     expect(alone.byDomain.get(1)?.share7).toBeCloseTo(0.8, 9);
     expect(alone.otherwise).toEqual({ share7: 1, share14: 1 });
@@ -379,6 +383,7 @@ describe('judgedShares: what each domain is judged against', () => {
     const shown = judgedShares(
       { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, listing]]) },
       [drop],
+      DAY,
     );
     expect(shown.byDomain.get(1)?.share7).toBeCloseTo(0.62, 9);
     expect(shown.byDomain.get(1)?.share14).toBeCloseTo(0.6, 9);
@@ -387,14 +392,77 @@ describe('judgedShares: what each domain is judged against', () => {
     const gone = judgedShares(
       { domains: new Map([[1, move(Math.log(0.9))]]), listings: new Map([[1, ended]]) },
       [drop],
+      DAY,
     );
     expect(gone.byDomain.get(1)?.share7).toBeCloseTo(0.9, 9);
     // A move deeper than the drop (down whole on top of it): the move.
     const deeper = judgedShares(
       { domains: new Map([[1, move(Math.log(0.05))]]), listings: new Map([[1, listing]]) },
       [drop],
+      DAY,
     );
     expect(deeper.byDomain.get(1)?.share7).toBeCloseTo(0.05, 9);
+  });
+});
+
+describe("shownWeeks: a told drop's first week, day 14 back low for its domain", () => {
+  // A campaign's end told at 45% on DAY; three days later day 14 back was a holiday the list hid
+  // on its own day: its listed ISPs show the drop against day 7 back (45%), 20% against day 14.
+  const drop: ActiveDrop = {
+    scope: 'domain',
+    domainId: 1,
+    domainUrl: 'https://one.example',
+    firstSeen: DAY,
+    lastSeen: DAY,
+    lastNotified: DAY,
+    dropPercent: 45,
+    dropPercent14: 45,
+    notifiedDropPercent: 45,
+    quietRuns: 0,
+  };
+  const logs = new Map([
+    [1, Math.log(0.5)],
+    [2, Math.log(0.55)],
+    [3, Math.log(0.6)],
+  ]);
+  const listing = {
+    listed: 3,
+    known: 30,
+    listedLog7: Math.log(0.55),
+    listedLog14: Math.log(0.8),
+    points: [...logs].map(([hash, log]) => ({
+      hash,
+      log7: log,
+      log14: log + Math.log(0.8 / 0.55),
+    })),
+  };
+  const moves = { domains: new Map(), listings: new Map([[1, listing]]) };
+  const inWeek = addDays(DAY, 3);
+
+  it('its ISPs are judged against it on day 7 back, and as they are against day 14 back', () => {
+    expect(shownWeeks(drop, listing, inWeek)).toEqual({ on7: true, on14: false });
+    const shares = judgedShares(moves, [drop], inWeek);
+    expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.55, 9);
+    expect(shares.byDomain.get(1)?.share14).toBe(1);
+    // One ISP of it, as the other two still show the drop (their median 42.5% down).
+    expect(judgedShare(shares, moves, 1, 1)).toEqual({ share7: 0.55, share14: 1 });
+  });
+
+  it('shown on both weeks: both; on neither: none', () => {
+    const both = { ...listing, listedLog14: Math.log(0.55) };
+    expect(shownWeeks(drop, both, inWeek)).toEqual({ on7: true, on14: true });
+    const neither = { ...listing, listedLog7: Math.log(0.8) };
+    expect(shownWeeks(drop, neither, inWeek)).toEqual({ on7: false, on14: false });
+  });
+
+  it('not from its second week (day 7 back inside it), nor for a drop only remembered', () => {
+    expect(shownWeeks(drop, listing, addDays(DAY, FIRST_WEEK_DAYS))).toEqual({
+      on7: false,
+      on14: false,
+    });
+    const { lastNotified: _told, ...remembered } = drop;
+    expect(shownWeeks(remembered, listing, inWeek)).toEqual({ on7: false, on14: false });
+    expect(judgedShares(moves, [remembered], inWeek).byDomain.has(1)).toBe(false);
   });
 });
 
@@ -425,7 +493,7 @@ describe("judgedShare: a domain's active drop, as its other ISPs show it", () =>
     points: [...logs].map(([hash, log]) => ({ hash, log7: log, log14: log })),
   };
   const moves = { domains: new Map(), listings: new Map([[1, listing]]) };
-  const shares = judgedShares(moves, [drop]);
+  const shares = judgedShares(moves, [drop], DAY);
 
   it('the three listed still show the drop (median 26% down, 75% of it is 18.75%)', () => {
     expect(shares.byDomain.get(1)?.share7).toBeCloseTo(0.75, 9);
@@ -450,7 +518,7 @@ describe("judgedShare: a domain's active drop, as its other ISPs show it", () =>
       domainsKnown: 3,
     };
     const withNetwork = { ...moves, network };
-    const networkShares = judgedShares(withNetwork, [drop]);
+    const networkShares = judgedShares(withNetwork, [drop], DAY);
     expect(judgedShare(networkShares, withNetwork, 1, 1).share7).toBeCloseTo(0.9, 9);
   });
 

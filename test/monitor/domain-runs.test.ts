@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
-import { classifyDrops, DROP_HOLD_DAYS, type DropsInput } from '../../src/monitor/common-drops.js';
+import {
+  classifyDrops,
+  DROP_HOLD_DAYS,
+  todayOfRun,
+  type DropsInput,
+} from '../../src/monitor/common-drops.js';
 import type { CommonMove, CommonMoves } from '../../src/monitor/common-move.js';
 import {
   DOMAIN_RUN_MAX_DAYS,
@@ -183,6 +188,48 @@ describe('classifyDrops: a lasting drop is told once, as news', () => {
     }
     expect(classes).toEqual([[], ['new'], ['ongoing']]);
     expect(active[0]).toMatchObject({ firstSeen: DAY, lastNotified: addDays(DAY, 1) });
+  });
+
+  it('behind a quieter day 30 back, still down by the deeper of its move and its listed ISPs', () => {
+    // Two days of a domain 45% down, then a Monday: 15 of its 23 known ISPs listed at 40% down,
+    // the 8 the list hides counted as above, so its move reads 7%. Its run is certain (z 4.0).
+    const hidden: CommonMove = { ...moved(Math.log(0.93)), listed: 15, known: 23 };
+    const listing = {
+      listed: 15,
+      known: 23,
+      listedLog7: Math.log(0.6),
+      listedLog14: Math.log(0.6),
+      points: [],
+    };
+    const days = [movesOf(moved(-0.6)), movesOf(moved(-0.6))];
+    const tell = (day30Quieter: boolean) => {
+      let runs: DomainRun[] = [];
+      days.forEach((moves, day) => {
+        runs = domainRunsAfter(runs, moves, variation, addDays(DAY, day));
+      });
+      const moves = movesOf(hidden, { listings: new Map([[2, listing]]), day30Quieter });
+      runs = domainRunsAfter(runs, moves, variation, addDays(DAY, 2));
+      expect(runSignificance(runs[0]!)).toBeGreaterThan(3.5);
+      return classifyDrops(input(2, moves, [], runs)).drops.map((d) => d.class);
+    };
+    expect(tell(true)).toEqual(['new']);
+    // On another day the list shows it whole: 7% down is a drop that passed.
+    expect(tell(false)).toEqual([]);
+  });
+
+  it('todayOfRun: the move, or on a quieter day 30 back its listed ISPs when deeper', () => {
+    const listing = {
+      listed: 15,
+      known: 23,
+      listedLog7: -0.5,
+      listedLog14: -0.1,
+      points: [],
+    };
+    const move = moved(-0.15);
+    const quieter = movesOf(move, { day30Quieter: true });
+    expect(todayOfRun(move, listing, quieter)).toEqual({ log7: -0.5, log14: -0.15 });
+    expect(todayOfRun(move, listing, movesOf(move))).toBe(move);
+    expect(todayOfRun(move, undefined, quieter)).toBe(move);
   });
 
   it('an outage told and not seen for more than DROP_HOLD_DAYS is over: a drop now is news', () => {
