@@ -16,6 +16,7 @@ import {
   type MonitoringOptions,
 } from '../observability/monitoring.js';
 import { listenMonitoring, type MonitoringListener } from '../observability/server.js';
+import { closeWorker } from '../redis/close-worker.js';
 import { RedisStore } from '../store/redis-store.js';
 import { observeCheckJobs } from './job-metrics.js';
 import { channelLeaseMs, createDeliverProcessor, deliveryLeaseMs, sweepOutbox } from './deliver.js';
@@ -339,7 +340,7 @@ async function startProcessing(
             .catch((error: Error) => logger.debug(`advert not withdrawn: ${error.message}`));
           await monitoring?.close();
           await reloader?.close();
-          await Promise.all([checksWorker.close(), mailWorker.close(), channelsWorker.close()]);
+          await Promise.all([checksWorker, mailWorker, channelsWorker].map((w) => closeWorker(w)));
           await withdrawn;
           await Promise.all(queues.map((queue) => queue.close()));
         })();

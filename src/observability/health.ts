@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker } from 'bullmq';
 import { duplicateRedis, isReady, scanKeys, type RedisClient } from '../redis/connection.js';
+import { closeWorker } from '../redis/close-worker.js';
 import { checkRedisRole, type RedisRole } from '../redis/role.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from '../with-timeout.js';
@@ -14,7 +15,7 @@ import { withTimeout } from '../with-timeout.js';
  * own, and a worker of this process takes it and notes the time. Healthy means:
  * - Redis is connected and answers a PING;
  * - a canary went through within `staleAfterMs` (3 intervals by default), or the process
- *   started less than that ago;
+ *   started, or Redis came back, less than that ago;
  * - the watched workers (checks, mail) run and are not paused, and their queues are not
  *   paused in Redis.
  *
@@ -25,6 +26,8 @@ import { withTimeout } from '../with-timeout.js';
  */
 export const CANARY_QUEUE_PREFIX = 'canary-';
 const CANARY_JOB = 'canary';
+/** The shortest lock of a canary job (and stalled-check period), whatever the interval. */
+const CANARY_MIN_LOCK_MS = 1_000;
 
 export interface HealthOptions {
   redis: RedisClient;
@@ -88,8 +91,14 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
 
   // The last connection error, so that the report says why Redis is not there.
   let redisError: string | undefined;
+  // When Redis was last (re)connected: no canary can go through while it is away, so after an
+  // outage the canary is judged from Redis's return, as from the start.
+  let redisBackAt = startedAt;
   const onError = (error: Error) => (redisError = error.message);
-  const onReady = () => (redisError = undefined);
+  const onReady = () => {
+    redisError = undefined;
+    redisBackAt = now();
+  };
   redis.on('error', onError);
   redis.on('ready', onReady);
 
@@ -99,12 +108,17 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
     prefix,
     streams: { events: { maxLen: 10 } },
   });
+  // A canary a worker took and could not finish (Redis went away mid-job) stays active, and
+  // adding it again adds nothing until BullMQ gives it back: after its lock ends, at the next
+  // stalled check. An interval each, not BullMQ's 30 s each, so it goes through again well
+  // within the staleness allowed (the job itself only notes the time).
+  const lockMs = Math.max(CANARY_MIN_LOCK_MS, intervalMs);
   const canaryWorker = new Worker(
     name,
     async () => {
       lastProcessedAt = now();
     },
-    { connection: redis, prefix, concurrency: 1 },
+    { connection: redis, prefix, concurrency: 1, lockDuration: lockMs, stalledInterval: lockMs },
   );
   // Redis outages are reported by check(); the connection already logs them once.
   canaryQueue.on('error', (error) => logger.debug(`canary queue: ${error.message}`));
@@ -150,9 +164,8 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
     const problems: string[] = [];
     const at = now();
     const redisOk = await checkRedis(problems);
-    const reference = lastProcessedAt ?? startedAt;
-    const age = at - reference;
-    if (age > staleAfterMs) {
+    const age = at - (lastProcessedAt ?? startedAt);
+    if (age > staleAfterMs && at - redisBackAt > staleAfterMs) {
       problems.push(
         lastProcessedAt === undefined
           ? `canary: none processed since the start ${seconds(age)} s ago (worker stuck or paused?)`
@@ -229,7 +242,7 @@ export async function startHealthCheck(options: HealthOptions): Promise<HealthCh
       closing ??= (async () => {
         clearInterval(timer);
         await cleanup;
-        await canaryWorker.close();
+        await closeWorker(canaryWorker);
         try {
           if (isReady(redis))
             await withTimeout(canaryQueue.obliterate({ force: true }), redisTimeoutMs, 'redis');

@@ -75,10 +75,13 @@ export function isFailoverReply(error: unknown): boolean {
   return error instanceof Error && FAILOVER_REPLIES.test(error.message);
 }
 
+/** The longest wait between two attempts to reconnect (200 ms more at each attempt). */
+export const RECONNECT_MAX_DELAY_MS = 5_000;
+
 const defaults: RedisOptions = {
   maxRetriesPerRequest: null,
   enableReadyCheck: true,
-  retryStrategy: (times) => Math.min(200 * times, 5_000),
+  retryStrategy: (times) => Math.min(200 * times, RECONNECT_MAX_DELAY_MS),
   reconnectOnError: reconnectOnReadonly,
 };
 

@@ -63,6 +63,24 @@ describe('the worker and the CLI across a Redis outage', () => {
     expect(alertsOf('2026-11-15')).toBe(1);
   }, 90_000);
 
+  it('SIGTERM just after a Redis restart: stops at once, exit 0', async () => {
+    const w = spawnWorkerProcess(env, children);
+    await w.started();
+    await stack.redis.stop();
+    // Long enough that the worker's connections wait a second or so between attempts: when
+    // Redis is back they are still waiting for their next one.
+    await new Promise((r) => setTimeout(r, 2_500));
+    await stack.redis.start();
+    w.child.kill('SIGTERM');
+    const exited = await Promise.race([
+      w.exited,
+      new Promise((r) => setTimeout(() => r('still running 20 s after SIGTERM'), 20_000)),
+    ]);
+    expect(exited).toBe(0);
+    expect(w.stderr()).not.toMatch(/Redis unreachable/);
+    expect(w.stderr()).toContain('worker stopped');
+  }, 60_000);
+
   it('thm run --wait across a 5 s Redis restart prints the real outcome', async () => {
     if (stack.workers.length === 0) await stack.startWorker();
     stack.sbx.sandbox.setDay('2026-11-16');

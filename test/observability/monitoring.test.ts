@@ -373,13 +373,17 @@ describe('monitoring server of the worker', () => {
       } finally {
         await stack.redis.start();
       }
+      let last: unknown;
       const back = await waitFor(
         async () => {
           const h = await health();
+          last = h.report.problems;
           return h.status === 200 ? h : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 100, what: 'healthy after Redis restart' },
-      );
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; /healthz said ${JSON.stringify(last)}`);
+      });
       expect(back.report.problems).toEqual([]);
     },
     OUTAGE_TEST_MS,
