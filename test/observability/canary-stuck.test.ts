@@ -5,6 +5,28 @@ import { startHealthCheck, type HealthCheck } from '../../src/observability/heal
 import { waitFor } from '../harness/ports.js';
 import { startRedis, type TestRedis } from '../harness/redis.js';
 
+/** A health check of its own on `redis`, a canary every 200 ms, with no workers to watch. */
+function canaryCheck(
+  redis: TestRedis,
+  options: { staleAfterMs?: number; now?: () => number } = {},
+): Promise<HealthCheck> {
+  return startHealthCheck({
+    redis: redis.client(),
+    prefix: 'thm',
+    workers: [],
+    queues: [],
+    logger: silentLogger,
+    intervalMs: 200,
+    ...options,
+  });
+}
+
+async function firstCanary(health: HealthCheck): Promise<void> {
+  await waitFor(async () => (await health.check()).canary.lastProcessedAt ?? undefined, {
+    what: 'a first canary',
+  });
+}
+
 /**
  * The canary has one job id, so that at most one waits. A worker that took it and lost Redis
  * before it could finish leaves it active in Redis, and adding the canary again adds nothing
@@ -13,20 +35,12 @@ import { startRedis, type TestRedis } from '../harness/redis.js';
  * processed ... (worker stuck or paused?)" for up to a minute after Redis was back.
  */
 describe('a canary left active by a worker that lost it', () => {
-  const INTERVAL_MS = 200;
   let redis: TestRedis;
   let health: HealthCheck;
 
   beforeAll(async () => {
     redis = await startRedis();
-    health = await startHealthCheck({
-      redis: redis.client(),
-      prefix: 'thm',
-      workers: [],
-      queues: [],
-      logger: silentLogger,
-      intervalMs: INTERVAL_MS,
-    });
+    health = await canaryCheck(redis);
   });
   afterAll(async () => {
     await health.close();
@@ -34,9 +48,7 @@ describe('a canary left active by a worker that lost it', () => {
   });
 
   it('goes through again within a few intervals of its lock, and the check is healthy', async () => {
-    await waitFor(async () => (await health.check()).canary.lastProcessedAt ?? undefined, {
-      what: 'a first canary',
-    });
+    await firstCanary(health);
     await health.canaryWorker.pause();
     // Another worker, locking as the canary's own does, takes the next canary and never
     // finishes it: closed by force, it leaves the job active with its lock, as a worker whose
@@ -86,16 +98,7 @@ describe('the canary after a Redis outage', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    health = await startHealthCheck({
-      redis: redis.client(),
-      prefix: 'thm',
-      workers: [],
-      queues: [],
-      logger: silentLogger,
-      intervalMs: 200,
-      staleAfterMs: 600,
-      now: () => clock,
-    });
+    health = await canaryCheck(redis, { staleAfterMs: 600, now: () => clock });
   });
   afterAll(async () => {
     await health.close();
@@ -103,9 +106,7 @@ describe('the canary after a Redis outage', () => {
   });
 
   it('is judged from when Redis came back, and found stale again after that', async () => {
-    await waitFor(async () => (await health.check()).canary.lastProcessedAt ?? undefined, {
-      what: 'a first canary',
-    });
+    await firstCanary(health);
     // Held back before the outage (a pause waits for a canary being fetched or processed), so
     // that none goes through when Redis is back.
     await health.canaryWorker.pause();
