@@ -1,4 +1,5 @@
 import type { Worker } from 'bullmq';
+import { withTimeout } from '../with-timeout.js';
 import { RECONNECT_MAX_DELAY_MS } from './connection.js';
 
 /** How long a reconnecting worker connection is given to come back before a forced close. */
@@ -27,15 +28,7 @@ export async function closeWorker(worker: Worker, backWithinMs = BACK_WITHIN_MS)
   return worker.close(back !== true);
 }
 
-/** What `promise` gives within `ms`, or undefined. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>(
-    (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
-  );
-  try {
-    return await Promise.race([promise.catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** What `promise` gives within `ms`; undefined if it rejects or is late. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return withTimeout(promise, ms, 'worker connection').catch(() => undefined);
 }
