@@ -1,5 +1,6 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import {
+  deeperOfListed,
   dropPercentOf,
   isDeepEnough,
   listingWithout,
@@ -448,21 +449,16 @@ export function classifyDrops(input: DropsInput): {
 }
 
 /**
- * A domain's move today as a lasting drop reads it: on a day day 30 back was quieter the list
- * shows a lowered domain only in part, and its move, counting the ISPs the list leaves out as
- * above, reads shallow; the deeper of it and its listed ISPs' median then says whether it is
- * still down (as keepsDepth holds a told drop's depth on such a day).
+ * A domain's move today as a lasting drop reads it: on a day day 30 back was quieter, the deeper
+ * of it and its listed ISPs' median (deeperOfListed) says whether it is still down (as
+ * keepsDepth holds a told drop's depth on such a day).
  */
 export function todayOfRun(
   move: CommonMove,
   listing: DomainListing | undefined,
   moves: CommonMoves,
 ): { log7: number; log14: number } {
-  if (moves.day30Quieter !== true || listing?.listedLog7 === undefined) return move;
-  return {
-    log7: Math.min(move.log7, listing.listedLog7),
-    log14: Math.min(move.log14, listing.listedLog14 ?? 0),
-  };
+  return moves.day30Quieter === true ? deeperOfListed(move, listing) : move;
 }
 
 /**

@@ -321,17 +321,29 @@ export function commonMoves(
 function networkPart(
   move: CommonMove,
   points: readonly Point[],
-  /** Its listing: the medians of its listed ISPs. */
-  { listedLog7, listedLog14 }: DomainListing,
+  listing: DomainListing,
   weight: number,
   seenWhole: boolean,
 ): { weight: number; log7: number; log14: number; se: number } {
   const part = { weight, log7: move.log7, log14: move.log14, se: move.se };
   if (!seenWhole || shownCount(points) * 2 <= points.length) return part;
-  if (listedLog7 === undefined || listedLog14 === undefined) return part;
-  part.log7 = Math.min(part.log7, listedLog7);
-  part.log14 = Math.min(part.log14, listedLog14);
-  return part;
+  return { ...part, ...deeperOfListed(part, listing) };
+}
+
+/**
+ * Week by week, the deeper of a domain's move and its listed ISPs' median: on a day the list
+ * shows the domain only in part (day 30 back quieter), its move counts the ISPs left out as
+ * above and reads shallow. The move itself when none of its ISPs is listed.
+ */
+export function deeperOfListed(
+  move: { log7: number; log14: number },
+  listing: DomainListing | undefined,
+): { log7: number; log14: number } {
+  if (listing?.listedLog7 === undefined || listing.listedLog14 === undefined) return move;
+  return {
+    log7: Math.min(move.log7, listing.listedLog7),
+    log14: Math.min(move.log14, listing.listedLog14),
+  };
 }
 
 function listingOf(points: readonly ListedMove[], listed: number, known: number): DomainListing {
