@@ -3,10 +3,11 @@ import { addDays } from '../../src/dates.js';
 import {
   extendRun,
   isSteadyDecline,
+  runAfterClear,
   runDropPercent,
   runSignificance,
 } from '../../src/monitor/runs.js';
-import type { ListedRun } from '../../src/monitor/types.js';
+import type { ListedRun, WatchedRun } from '../../src/monitor/types.js';
 import { SETTINGS } from './fixtures.js';
 
 const DAY = '2026-03-10';
@@ -241,5 +242,31 @@ describe('isSteadyDecline', () => {
     expect(runSignificance({ ...run, d14: 300 })).toBeCloseTo(29 / Math.sqrt(570), 12);
     expect(runDropPercent(run)).toBe(25);
     expect(runDropPercent({ ...run, d7: 0 })).toBe(0);
+  });
+});
+
+describe('runAfterClear: a cleared pair keeps only today in its run', () => {
+  it('begins anew with today, on the same day, so its told days are not summed again', () => {
+    // A block for good cleared once day 7 back lies inside it; day 14 back is still before it.
+    const long: WatchedRun = {
+      domainId: 102,
+      isp: 'ISP 25',
+      since: DAY,
+      last: addDays(DAY, 8),
+      days: 9,
+      clicks: 284,
+      d7: 922,
+      d14: 1154,
+    };
+    expect(runAfterClear(long, { yesterday: 22, d7: 29, d14: 157 })).toEqual({
+      domainId: 102,
+      isp: 'ISP 25',
+      since: addDays(DAY, 8),
+      last: addDays(DAY, 8),
+      days: 1,
+      clicks: 22,
+      d7: 29,
+      d14: 157,
+    });
   });
 });
