@@ -4,6 +4,7 @@ import {
   extendRun,
   isSteadyDecline,
   runAfterClear,
+  runDropBothWeeks,
   runDropPercent,
   runSignificance,
 } from '../../src/monitor/runs.js';
@@ -227,6 +228,24 @@ describe('isSteadyDecline', () => {
         ...row.settings,
       }),
     ).toBe(row.steady);
+  });
+
+  it('two days dropped criticalDropPercent only against day 7 back are not a run yet', () => {
+    // Two chance days of a 300-click pair whose day 7 back was high: 369 clicks against 738 and
+    // 699, 50.0% and 47.2% down, 48.6% on average; at 3% daily variation together z 3.46.
+    const chance: ListedRun = { ...run, days: 2, clicks: 369, d7: 738, d14: 699 };
+    const wednesday = { baseline: 476, d14: 399, d30: 443, dropPercent: 62.6, significance: 3.2 };
+    const settings = { ...SETTINGS, minSignificance: 3.5 };
+    expect(runDropPercent(chance)).toBe(50);
+    expect(runDropBothWeeks(chance)).toBeCloseTo(48.6, 1);
+    expect(isSteadyDecline(chance, wednesday, settings, 0.03)).toBe(false);
+    // The same two days down 50% against both weeks are a run (a block of a smaller pair).
+    const both = { ...chance, d14: 738 };
+    expect(runDropBothWeeks(both)).toBe(50);
+    expect(isSteadyDecline(both, wednesday, settings, 0.03)).toBe(true);
+    // A third day makes it a run whatever its depth, when the days together are certain.
+    const third = { ...chance, days: 3, clicks: 369 + 150, d7: 738 + 300, d14: 699 + 300 };
+    expect(isSteadyDecline(third, wednesday, settings, 0.01)).toBe(true);
   });
 
   it('a learned variation asks more of a run: its days vary by it, a third as much together', () => {
