@@ -277,17 +277,30 @@ export function alertSubject(
   notifyCleared: boolean,
   drops: readonly ClassifiedDrop[] = [],
 ): string {
-  const parts = dropParts(drops);
-  if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
-  if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
-  if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
-  if (notifyCleared && counts.cleared > 0) parts.push(`${formatCount(counts.cleared)} cleared`);
+  const parts = newsParts(counts, notifyCleared, drops);
   // The name is cut first so the counts and the date always survive.
   const name = headerValue(networkName, MAX_NAME_CHARS);
   return headerValue(`[Traffic Health] ${name}: ${parts.join(', ')} (${headerValue(asOf, 20)})`);
 }
 
-/** "network down 35%", "2 domains down": the common drops first in a subject or summary. */
+/**
+ * "network down 35%, 3 new, 1 worse, 2 reminders": what the e-mail brings, as the subject and
+ * the summary line both say it, the common drops first.
+ */
+function newsParts(
+  counts: Record<PairClass, number>,
+  notifyCleared: boolean,
+  drops: readonly ClassifiedDrop[],
+): string[] {
+  const parts = dropParts(drops);
+  if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
+  if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
+  if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
+  if (notifyCleared && counts.cleared > 0) parts.push(`${formatCount(counts.cleared)} cleared`);
+  return parts;
+}
+
+/** "network down 35%", "2 domains down": the common drops of a run. */
 function dropParts(drops: readonly ClassifiedDrop[]): string[] {
   const parts: string[] = [];
   const network = drops.find((d) => d.scope === 'network');
@@ -303,11 +316,7 @@ function summaryLine(
   notifyCleared: boolean,
   drops: readonly ClassifiedDrop[] = [],
 ): string {
-  const parts = dropParts(drops);
-  if (counts.new > 0) parts.push(`${formatCount(counts.new)} new`);
-  if (counts.worse > 0) parts.push(`${formatCount(counts.worse)} worse`);
-  if (counts.reminder > 0) parts.push(plural(counts.reminder, 'reminder'));
-  if (notifyCleared && counts.cleared > 0) parts.push(`${formatCount(counts.cleared)} cleared`);
+  const parts = newsParts(counts, notifyCleared, drops);
   const quiet: string[] = [];
   if (counts.ongoing > 0) quiet.push(`${formatCount(counts.ongoing)} ongoing`);
   if (counts.silenced > 0) quiet.push(`${formatCount(counts.silenced)} silenced`);
