@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,13 +7,7 @@ import { builtinScenario, startSandbox } from '../src/sandbox/index.js';
 import { RedisStore } from '../src/store/redis-store.js';
 import { RUN_RETENTION_DAYS } from '../src/store/retention.js';
 import { median } from './measure.js';
-import {
-  fleetNetworks,
-  repoRoot,
-  startWorkerProcess,
-  workerNodeFlags,
-  writeConfigFile,
-} from './worker-process.js';
+import { fleetNetworks, startWorkerProcess, spawnCli, writeConfigFile } from './worker-process.js';
 
 /**
  * P7: how long an operator waits for `thm status` and `thm run --wait` to answer, with
@@ -172,26 +165,14 @@ async function addRunHistory(url: string, prefix: string, networkIds: string[]):
   }
 }
 
-/**
- * Spawns bin/thm.js as an operator's shell would; stdout's first byte and the exit, timed.
- * BENCH_CLI_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to its node.
- */
+/** A command of bin/thm.js (spawnCli): stdout's first byte and the exit, timed. */
 function runCli(
   args: string[],
   cwd: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; firstOutputSeconds: number; exitSeconds: number }> {
   const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      ...workerNodeFlags(),
-      ...(process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      path.join(repoRoot(), 'bin/thm.js'),
-      ...args,
-    ],
-    { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawnCli(args, cwd, env);
   let first: number | undefined;
   let stderr = '';
   child.stdout!.on('data', () => {

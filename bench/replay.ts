@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { buildEntry, type FourDays } from '../src/sandbox/trends.js';
 import { RedisStore } from '../src/store/redis-store.js';
 import { median } from './measure.js';
 import type { Figure } from './results-table.js';
-import { repoRoot, workerNodeFlags, writeConfigFile } from './worker-process.js';
+import { spawnCli, writeConfigFile } from './worker-process.js';
 
 /**
  * P8: `thm replay` of 90 days of a 10,000-pair network with every pair listed every day
@@ -167,25 +166,13 @@ function unit(a: number, b: number): number {
   return ((h ^ (h >>> 15)) >>> 0) / 2 ** 32;
 }
 
-/**
- * Spawns bin/thm.js as an operator's shell would, to its exit. BENCH_CLI_NODE_ARGS (e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to its node, as in P7.
- */
+/** A command of bin/thm.js (spawnCli), timed to its exit, with what it wrote. */
 function timeCli(
   args: string[],
   cwd: string,
 ): Promise<{ code: number | null; seconds: number; stdout: string; stderr: string }> {
   const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      ...workerNodeFlags(),
-      ...(process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      path.join(repoRoot(), 'bin/thm.js'),
-      ...args,
-    ],
-    { cwd, env: { ...process.env, BENCH_REPLAY_KEY: 'k' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawnCli(args, cwd, { BENCH_REPLAY_KEY: 'k' });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

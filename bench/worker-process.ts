@@ -47,6 +47,28 @@ export function workerNodeFlags(): string[] {
 }
 
 /**
+ * bin/thm.js spawned as an operator's shell would (with its shebang's node flags), stdout and
+ * stderr piped. BENCH_CLI_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to
+ * its node, for profiling a command.
+ */
+export function spawnCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      ...workerNodeFlags(),
+      ...(process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      path.join(repoRoot(), 'bin/thm.js'),
+      ...args,
+    ],
+    { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+/**
  * One config entry per network of the sandbox, each key in the environment (BENCH_KEY_<i>, set
  * in `env`) as an operator's would be; invoices off, the figures are about traffic-checks.
  */
