@@ -217,30 +217,30 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
       }
     },
   });
-  new Gauge({
-    name: 'thm_outbox_pending',
-    help: 'Notifications decided and not yet accepted, by channel: email (by the mail server) or a channel by its name (by its endpoint) (read from Redis).',
-    labelNames: ['channel'] as const,
-    registers,
-    async collect() {
-      const read = await figures();
-      this.reset();
-      for (const [channel, counts] of Object.entries(read?.outbox ?? {}))
-        this.set({ channel }, counts.pending);
-    },
-  });
-  new Gauge({
-    name: 'thm_outbox_failed',
-    help: 'Notifications refused for good, by channel (email, or a channel by its name), waiting for `thm notify retry` (read from Redis).',
-    labelNames: ['channel'] as const,
-    registers,
-    async collect() {
-      const read = await figures();
-      this.reset();
-      for (const [channel, counts] of Object.entries(read?.outbox ?? {}))
-        this.set({ channel }, counts.failed);
-    },
-  });
+  /** The outbox's notifications in one state, by channel. */
+  const outboxGauge = (name: string, help: string, state: 'pending' | 'failed') =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['channel'] as const,
+      registers,
+      async collect() {
+        const read = await figures();
+        this.reset();
+        for (const [channel, counts] of Object.entries(read?.outbox ?? {}))
+          this.set({ channel }, counts[state]);
+      },
+    });
+  outboxGauge(
+    'thm_outbox_pending',
+    'Notifications decided and not yet accepted, by channel: email (by the mail server) or a channel by its name (by its endpoint) (read from Redis).',
+    'pending',
+  );
+  outboxGauge(
+    'thm_outbox_failed',
+    'Notifications refused for good, by channel (email, or a channel by its name), waiting for `thm notify retry` (read from Redis).',
+    'failed',
+  );
   new Gauge({
     name: 'thm_active_pairs',
     help: 'Active (reported, not yet cleared) declining pairs by network and severity of their last alertable drop (read from Redis).',
@@ -310,26 +310,28 @@ export function createWorkerMetrics(options: MetricsOptions): WorkerMetrics {
           this.set({ network: d.networkId, kind: d.kind }, missing.has(d.id) ? 0 : 1);
       },
     });
-    new Gauge({
-      name: 'thm_workers_live',
-      help: 'Workers that said they run within their last few sweeps (their adverts in Redis).',
-      registers,
-      async collect() {
-        const read = await figures();
-        this.reset();
-        if (read?.scheduling) this.set(read.scheduling.workers);
-      },
-    });
-    new Gauge({
-      name: 'thm_worker_config_variants',
-      help: 'How many different configs the live workers run: 1 when they agree (thm status and /healthz say how they differ).',
-      registers,
-      async collect() {
-        const read = await figures();
-        this.reset();
-        if (read?.scheduling) this.set(read.scheduling.variants);
-      },
-    });
+    /** One count of the live workers' adverts, absent when they could not be read. */
+    const workersGauge = (name: string, help: string, count: 'workers' | 'variants') =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const read = await figures();
+          this.reset();
+          if (read?.scheduling) this.set(read.scheduling[count]);
+        },
+      });
+    workersGauge(
+      'thm_workers_live',
+      'Workers that said they run within their last few sweeps (their adverts in Redis).',
+      'workers',
+    );
+    workersGauge(
+      'thm_worker_config_variants',
+      'How many different configs the live workers run: 1 when they agree (thm status and /healthz say how they differ).',
+      'variants',
+    );
   }
 
   const networkLabel = (networkId: unknown): string =>
