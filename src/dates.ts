@@ -57,8 +57,6 @@ export function weekday(date: IsoDate): number {
   return new Date(dayNumber(date) * MS_PER_DAY).getUTCDay();
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** UTC by either of its IANA names: no offset, no daylight saving time, no Intl needed. */
 export function isUtc(timeZone: string): boolean {
   return timeZone === 'UTC' || timeZone === 'Etc/UTC';
@@ -71,16 +69,43 @@ export function isUtc(timeZone: string): boolean {
  */
 export function localDate(epochMs: number, timeZone: string): IsoDate {
   if (isUtc(timeZone)) return new Date(epochMs).toISOString().slice(0, 10);
-  let formatter = formatters.get(timeZone);
+  const { year, month, day } = wallClock(epochMs, timeZone);
+  return `${year}-${month}-${day}`;
+}
+
+/** A date and time as a clock in some zone shows it: month to minute two digits each, 00-23 h. */
+export interface WallClock {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+}
+
+const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The date and time at `epochMs` on a clock in `timeZone`, through one Intl formatter a zone,
+ * made once: `thm status` reads three or four times of each network, and finding a zone's
+ * daylight-saving gaps (dst-gaps.ts) reads a year of them hour by hour.
+ */
+export function wallClock(epochMs: number, timeZone: string): WallClock {
+  let formatter = wallClockFormatters.get(timeZone);
   if (!formatter) {
-    // en-CA formats as YYYY-MM-DD.
-    formatter = new Intl.DateTimeFormat('en-CA', {
+    formatter = new Intl.DateTimeFormat('en-US', {
       timeZone,
+      hourCycle: 'h23',
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
     });
-    formatters.set(timeZone, formatter);
+    wallClockFormatters.set(timeZone, formatter);
   }
-  return formatter.format(new Date(epochMs));
+  const clock: WallClock = { year: '', month: '', day: '', hour: '', minute: '' };
+  for (const part of formatter.formatToParts(new Date(epochMs))) {
+    if (part.type in clock) clock[part.type as keyof WallClock] = part.value;
+  }
+  return clock;
 }

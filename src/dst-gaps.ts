@@ -1,5 +1,5 @@
 import { cronParser } from './cron.js';
-import { isUtc } from './dates.js';
+import { isUtc, wallClock } from './dates.js';
 
 /**
  * Local wall-clock times that do not exist in a zone (the spring-forward gap) within the next
@@ -68,31 +68,14 @@ function cronTimesInGaps(pattern: string, gaps: readonly DstGap[]): string[] {
   return found;
 }
 
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
-
 function zoneOffsetMinutes(epochMs: number, timeZone: string): number {
-  let f = offsetFormatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
-    offsetFormatters.set(timeZone, f);
-  }
-  const parts = Object.fromEntries(
-    f.formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]),
-  );
+  const clock = wallClock(epochMs, timeZone);
   const asUtc = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
+    Number(clock.year),
+    Number(clock.month) - 1,
+    Number(clock.day),
+    Number(clock.hour),
+    Number(clock.minute),
   );
   return Math.round((asUtc - Math.floor(epochMs / 60_000) * 60_000) / 60_000);
 }

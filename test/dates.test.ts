@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDate } from '../src/dates.js';
+import { localDate, wallClock } from '../src/dates.js';
 
 /** The calendar date at `ms` in `timeZone`, formatted by hand from Intl's parts. */
 function intlDate(ms: number, timeZone: string): string {
@@ -40,5 +40,34 @@ describe('localDate', () => {
     expect(localDate(ms, 'UTC')).toBe('2026-11-23');
     expect(localDate(ms, 'Europe/Berlin')).toBe('2026-11-24');
     expect(localDate(ms, 'America/Los_Angeles')).toBe('2026-11-23');
+  });
+});
+
+describe('wallClock', () => {
+  it('reads the clock in the zone, two digits a field, midnight as 00', () => {
+    // 23:05 UTC on 31 December is 00:05 on 1 January in Berlin.
+    expect(wallClock(Date.UTC(2026, 11, 31, 23, 5), 'Europe/Berlin')).toEqual({
+      year: '2027',
+      month: '01',
+      day: '01',
+      hour: '00',
+      minute: '05',
+    });
+    expect(wallClock(Date.UTC(2026, 6, 4, 16, 30), 'Asia/Kolkata')).toEqual({
+      year: '2026',
+      month: '07',
+      day: '04',
+      hour: '22',
+      minute: '00',
+    });
+  });
+
+  it("gives the zone's calendar date, as localDate does", () => {
+    for (const zone of ['Europe/Berlin', 'America/Los_Angeles', 'Pacific/Kiritimati']) {
+      for (const ms of INSTANTS) {
+        const { year, month, day } = wallClock(ms, zone);
+        expect(`${year}-${month}-${day}`).toBe(intlDate(ms, zone));
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { isUtc } from '../dates.js';
+import { isUtc, wallClock } from '../dates.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -50,35 +50,8 @@ export function formatUtc(ms: number): string {
 export function formatZoned(ms: number, timeZone: string): string {
   const utc = formatUtc(ms);
   if (isUtc(timeZone)) return utc;
-  const parts = Object.fromEntries(
-    zonedFormatter(timeZone)
-      .formatToParts(new Date(ms))
-      .map((p) => [p.type, p.value]),
-  );
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  const time = `${parts.hour}:${parts.minute}`;
+  const clock = wallClock(ms, timeZone);
+  const date = `${clock.year}-${clock.month}-${clock.day}`;
+  const time = `${clock.hour}:${clock.minute}`;
   return `${utc} (${date === utc.slice(0, 10) ? '' : `${date} `}${time} ${timeZone})`;
-}
-
-const zonedFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * One formatter a zone, made once: `thm status` formats three or four times of each network,
- * and a new Intl.DateTimeFormat costs about 0.15 ms, each time (target P7, docs/performance.md).
- */
-function zonedFormatter(timeZone: string): Intl.DateTimeFormat {
-  let formatter = zonedFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    zonedFormatters.set(timeZone, formatter);
-  }
-  return formatter;
 }
