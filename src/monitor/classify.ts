@@ -17,7 +17,7 @@ import { pairKey } from './pair-key.js';
 import { PairMap } from './pair-map.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
-import { beginsRun, extendRun, isSteadyDecline } from './runs.js';
+import { beginsRun, extendRun, isSteadyDecline, runAfterClear } from './runs.js';
 import { dropZ, poissonZ, type DropNoise, type SignificanceRule } from './significance.js';
 import {
   emptyMeasure,
@@ -533,6 +533,10 @@ export function classifyPairs(input: ClassifyInput): Classification {
       step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
         ? stepHeld(stepped, active, silenced)
         : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
+    }
+    // A cleared pair's run begins anew with today (runAfterClear, monitor/runs.ts).
+    if (step.pairClass === 'cleared' && run !== undefined) {
+      runs[runs.length - 1] = runAfterClear(run, runDay);
     }
     if (step.pairClass === 'cleared' && prev !== undefined && leavesWithNetwork(prev)) {
       remove.push(pairKey(domainId, isp));

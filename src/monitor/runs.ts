@@ -27,8 +27,9 @@ export const DIP_DAY_RUN_MIN_SIGNIFICANCE = 2;
 /** A steady decline needs this many days in a row in the list, today included ... */
 export const STEADY_MIN_DAYS = 3;
 /**
- * ... or this many, when the run's days together dropped criticalDropPercent or more, or today's
- * drop alone is beyond minSignificance (certain, only not yet minDropPercent deep).
+ * ... or this many, when the run's days together dropped criticalDropPercent or more on average
+ * against both weeks back (`runDropBothWeeks`), or today's drop alone is beyond minSignificance
+ * (certain, only not yet minDropPercent deep).
  */
 export const STEADY_SHORT_MIN_DAYS = 2;
 /**
@@ -113,6 +114,18 @@ function runStep(
   return networkDip && significance < DIP_DAY_RUN_MIN_SIGNIFICANCE ? 'ended' : 'begun';
 }
 
+/**
+ * The run a listed pair keeps on the run it is cleared: today's day alone. Its decline was told
+ * and has ended, so the days before say nothing of a next one; summed on through the clear they
+ * told a block for good again as a steady decline three runs after it was cleared (day 7 back
+ * inside the block, day 14 back before it: 12 days of 355 clicks against 1,525). It stays a run
+ * (not none): a pair listed in a run the day before is left out of what the network's variation
+ * is learned from (classify.ts), and its days straddling a block for good would read as noise.
+ */
+export function runAfterClear(run: WatchedRun, today: ClickCounts): WatchedRun {
+  return begunRun(run.domainId, run.isp, run.last, today);
+}
+
 /** A run of one listed day, `asOf`, with that day's clicks. */
 export function begunRun(
   domainId: number,
@@ -150,13 +163,25 @@ export function runDropPercent(run: ListedRun): number {
 }
 
 /**
+ * The run's drop in percent against both weeks back, their average: what a run of
+ * STEADY_SHORT_MIN_DAYS must have dropped to be told for its depth. Against day 7 back alone, two
+ * chance days of a 300-click pair whose day 7 back was high (a day of 476 clicks) read 50.0%
+ * (47.2% against day 14 back) and were told, and cleared two days later.
+ */
+export function runDropBothWeeks(run: ListedRun): number {
+  const d14 = run.d14 > 0 ? ((run.d14 - run.clicks) / run.d14) * 100 : 0;
+  return (runDropPercent(run) + d14) / 2;
+}
+
+/**
  * A steady decline: alertable although today's numbers alone are not enough. Not while the
  * common move the pair is judged against today is itself an outage, down criticalDropPercent or
  * more (`today.inOutage`): a domain down whole puts half its ISPs below its median move, and
  * their runs (a day of their own before it, two days of it) are no news of their own; the
  * domain's headline tells them, and a pair far below it is alertable on today's numbers. Listed
  * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_SHORT_MIN_DAYS
- * when the run's days together dropped criticalDropPercent or more, or when today's drop alone
+ * when the run's days together dropped criticalDropPercent or more against both weeks back on
+ * average, or when today's drop alone
  * is beyond minSignificance and only its size keeps it from an e-mail: a slide of a large pair
  * is certain on the day it is 15-20% down, and the day before in the list says it is a
  * decline, not one bad day; or when the run's days together are STEADY_SHORT_RUN_MARGIN beyond
@@ -190,7 +215,7 @@ export function isSteadyDecline(
   const together = runSignificance(run, extra);
   const runDrop = runDropPercent(run);
   const short =
-    runDrop >= settings.criticalDropPercent ||
+    runDropBothWeeks(run) >= settings.criticalDropPercent ||
     today.significance >= settings.minSignificance ||
     together >= settings.minSignificance + STEADY_SHORT_RUN_MARGIN;
   return (

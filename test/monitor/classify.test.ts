@@ -1247,3 +1247,37 @@ describe("classifyPairs: on the day the network's dip is a headline", () => {
     expect([...started, ...runs].filter((isp) => !isp.startsWith('ISP'))).toEqual(['Moderate']);
   });
 });
+
+describe('a listed pair cleared: its run begins anew with the clear', () => {
+  it('keeps only the day it is cleared on, so a later day cannot tell the old run again', () => {
+    let active: ActivePair[] = [];
+    let runs: WatchedRun[] = [];
+    const results: Classification[] = [];
+    for (const [i, figures] of [CRIT, BELOW, BELOW, BELOW].entries()) {
+      const result = classifyPairs({
+        asOf: addDays(DAY1, i),
+        entries: [entry(DOMAIN, ISP, figures)],
+        active,
+        runs,
+        settings: SETTINGS,
+        silences: [],
+        learned: CHANCE,
+      });
+      results.push(result);
+      active = historyAfter(result.changes);
+      runs = runsAfter(result.changes) ?? [];
+    }
+    expect(results.map((r) => r.pairs[0]?.class ?? '-')).toEqual([
+      'new',
+      'ongoing',
+      'cleared',
+      '-',
+    ]);
+    // Each below day has some evidence of its own (z 1.1): listed on, the run goes on from the
+    // clear, not from the day the pair was told.
+    const run = (r: Classification) => runsAfter(r.changes)?.find((w) => w.isp === ISP);
+    expect(run(results[1]!)).toMatchObject({ since: DAY1, days: 2 });
+    expect(run(results[2]!)).toMatchObject({ since: addDays(DAY1, 2), days: 1, clicks: 950 });
+    expect(run(results[3]!)).toMatchObject({ since: addDays(DAY1, 2), days: 2, clicks: 1900 });
+  });
+});

@@ -3,10 +3,12 @@ import { addDays } from '../../src/dates.js';
 import {
   extendRun,
   isSteadyDecline,
+  runAfterClear,
+  runDropBothWeeks,
   runDropPercent,
   runSignificance,
 } from '../../src/monitor/runs.js';
-import type { ListedRun } from '../../src/monitor/types.js';
+import type { ListedRun, WatchedRun } from '../../src/monitor/types.js';
 import { SETTINGS } from './fixtures.js';
 
 const DAY = '2026-03-10';
@@ -228,6 +230,24 @@ describe('isSteadyDecline', () => {
     ).toBe(row.steady);
   });
 
+  it('two days dropped criticalDropPercent only against day 7 back are not a run yet', () => {
+    // Two chance days of a 300-click pair whose day 7 back was high: 369 clicks against 738 and
+    // 699, 50.0% and 47.2% down, 48.6% on average; at 3% daily variation together z 3.46.
+    const chance: ListedRun = { ...run, days: 2, clicks: 369, d7: 738, d14: 699 };
+    const wednesday = { baseline: 476, d14: 399, d30: 443, dropPercent: 62.6, significance: 3.2 };
+    const settings = { ...SETTINGS, minSignificance: 3.5 };
+    expect(runDropPercent(chance)).toBe(50);
+    expect(runDropBothWeeks(chance)).toBeCloseTo(48.6, 1);
+    expect(isSteadyDecline(chance, wednesday, settings, 0.03)).toBe(false);
+    // The same two days down 50% against both weeks are a run (a block of a smaller pair).
+    const both = { ...chance, d14: 738 };
+    expect(runDropBothWeeks(both)).toBe(50);
+    expect(isSteadyDecline(both, wednesday, settings, 0.03)).toBe(true);
+    // A third day makes it a run whatever its depth, when the days together are certain.
+    const third = { ...chance, days: 3, clicks: 369 + 150, d7: 738 + 300, d14: 699 + 300 };
+    expect(isSteadyDecline(third, wednesday, settings, 0.01)).toBe(true);
+  });
+
   it('a learned variation asks more of a run: its days vary by it, a third as much together', () => {
     const bigger = { ...run, clicks: 27_000, d7: 36_000, d14: 36_000 };
     expect(isSteadyDecline(bigger, today, { ...SETTINGS, minSignificance: 3.5 })).toBe(true);
@@ -241,5 +261,31 @@ describe('isSteadyDecline', () => {
     expect(runSignificance({ ...run, d14: 300 })).toBeCloseTo(29 / Math.sqrt(570), 12);
     expect(runDropPercent(run)).toBe(25);
     expect(runDropPercent({ ...run, d7: 0 })).toBe(0);
+  });
+});
+
+describe('runAfterClear: a cleared pair keeps only today in its run', () => {
+  it('begins anew with today, on the same day, so its told days are not summed again', () => {
+    // A block for good cleared once day 7 back lies inside it; day 14 back is still before it.
+    const long: WatchedRun = {
+      domainId: 102,
+      isp: 'ISP 25',
+      since: DAY,
+      last: addDays(DAY, 8),
+      days: 9,
+      clicks: 284,
+      d7: 922,
+      d14: 1154,
+    };
+    expect(runAfterClear(long, { yesterday: 22, d7: 29, d14: 157 })).toEqual({
+      domainId: 102,
+      isp: 'ISP 25',
+      since: addDays(DAY, 8),
+      last: addDays(DAY, 8),
+      days: 1,
+      clicks: 22,
+      d7: 29,
+      d14: 157,
+    });
   });
 });
