@@ -357,6 +357,9 @@ export function classifyPairs(input: ClassifyInput): Classification {
     blind,
     minDropPercent: settings.minDropPercent,
     weekBackShare: dipShare,
+    // Before a domain seen whole is told as its own drop, the others' listings are asked
+    // whether they show the same dip (besideWhole).
+    isHeadline: (move) => isCommonDrop(move, variation, settings),
   });
   // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
   // active on their own: their own declines, told before, are not the domain's.

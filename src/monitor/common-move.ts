@@ -20,8 +20,9 @@ import { median } from './variation.js';
  * (ownPartialMove). (On other days those are declines of their own that met: the list would have
  * shown the domain whole.) The network moved when most of its domains did, by the median of its
  * domains' moves (a domain that did not move counting as above, one that shows a dip in part by the
- * median of its listed ISPs). On a day day 30 back was quieter, a domain seen dipping beside ISPs
- * of every other domain down about as much is the network's dip too (seenInEvery). A week after
+ * median of its listed ISPs). On a day day 30 back was quieter, a domain seen whole beside
+ * domains listed in part as deep is the network's dip (besideWhole), and so is a domain seen
+ * dipping beside ISPs of every other domain down about as much (seenInEvery). A week after
  * the network's told dip, a domain listed in part is read against day 7 back as it would have
  * been without the dip (weekAfterDipMove). docs/alert-quality.md has the measurement.
  */
@@ -134,6 +135,11 @@ export interface SeenDipContext {
    * day the network kept (weekBackInNetworkDip, dip-week.ts). Absent on other days.
    */
   weekBackShare?: number;
+  /**
+   * Whether a domain's move is a drop worth a headline of its own (isCommonDrop, common-drops.ts).
+   * Absent: a domain seen whole is never read beside a domain listed widely (besideWhole).
+   */
+  isHeadline?: (move: CommonMove) => boolean;
 }
 
 /**
@@ -206,7 +212,7 @@ export function commonMoves(
   /** How many of them show it in part only (not most of their known ISPs listed). */
   let inPart = 0;
   /** Beside domains seen whole: what the domains not seen whole show of a hidden dip. */
-  const beside = { whole: [] as Point[][], domains: [] as Point[][], deepestWhole: 0 };
+  const beside: Beside = { whole: [], domains: [], deepestWhole: 0, headline: false };
   /** The domains that moved, whole or in part, and the listed points of those that did not. */
   const seen: Array<{ domainId: number; move: CommonMove; points: Point[] }> = [];
   const unmoved: Point[][] = [];
@@ -245,8 +251,9 @@ export function commonMoves(
     if (move !== undefined && move.partial !== true) {
       beside.whole.push(points);
       beside.deepestWhole = Math.min(beside.deepestWhole, move.log7);
-    } else if (shownCount(points) > 0) {
-      beside.domains.push(points);
+      if (seenDip?.isHeadline?.(move) === true) beside.headline = true;
+    } else if (shownCount(points) > 0 || points.length * weight >= known * BESIDE_LISTED_SHARE) {
+      beside.domains.push({ points, listedShare: (points.length * weight) / known });
     }
     // In the network's median a domain showing the dip in part counts by its listed ISPs on any
     // day (day 30 back quieter or not); a week after the network's dip, against the same day as
@@ -386,15 +393,38 @@ function shownCount(points: readonly Point[]): number {
  * lowers every domain alike, and the list shows only the deepest ISPs of a domain it hides; a
  * domain's own event, an outage or a campaign's end, is deeper than what chance lists in
  * another). They show the same dip when together they list SHOWN_MIN_ISPS ISPs down beyond
- * SHOWN_Z; undefined when they do not.
+ * SHOWN_Z, or, beside a domain seen whole whose move is a headline of its own, when one of them
+ * lists BESIDE_LISTED_SHARE of its known ISPs; undefined when they do not.
+ *
+ * The second is asked before a domain's drop is told as the domain's own event. On a day day 30
+ * back was quieter a domain that did not move seldom lists a third of its ISPs as deep as such a
+ * drop: each must be below its quieter day 30 back by its own variation. One that does moved with
+ * it, though at `heavy` the weaker week of each may lie within SHOWN_Z: a holiday was told as one
+ * domain's drop (docs/alert-quality.md has the measurement).
  */
-function besideWhole(beside: { domains: Point[][]; deepestWhole: number }): Point[][] | undefined {
+function besideWhole(beside: Beside): Point[][] | undefined {
   const alike = beside.domains.filter(
-    (points) => median(points.map((p) => p.log7)) <= beside.deepestWhole,
+    (domain) => median(domain.points.map((p) => p.log7)) <= beside.deepestWhole,
   );
   let shown = 0;
-  for (const points of alike) shown += shownCount(points);
-  return shown >= SHOWN_MIN_ISPS ? alike : undefined;
+  for (const domain of alike) shown += shownCount(domain.points);
+  const listedWide =
+    beside.headline && alike.some((domain) => domain.listedShare >= BESIDE_LISTED_SHARE);
+  return shown >= SHOWN_MIN_ISPS || listedWide ? alike.map((domain) => domain.points) : undefined;
+}
+
+/** Beside a domain's headline, a domain listing this share of its known ISPs, as deep, moved. */
+export const BESIDE_LISTED_SHARE = 1 / 3;
+
+/** The domains seen whole on a day day 30 back was quieter, and what the others list. */
+interface Beside {
+  whole: Point[][];
+  /** The domains not seen whole that list an ISP shown, or BESIDE_LISTED_SHARE of them. */
+  domains: Array<{ points: Point[]; listedShare: number }>;
+  /** The deepest move of a domain seen whole (log7). */
+  deepestWhole: number;
+  /** Whether a domain seen whole moved enough for a headline of its own (isHeadline). */
+  headline: boolean;
 }
 
 /**

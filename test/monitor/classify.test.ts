@@ -1281,3 +1281,41 @@ describe('a listed pair cleared: its run begins anew with the clear', () => {
     expect(run(results[3]!)).toMatchObject({ since: addDays(DAY1, 2), days: 2, clicks: 1900 });
   });
 });
+
+describe('classifyPairs: a domain seen whole on a day day 30 back hides the others', () => {
+  /** Three domains of 30 ISPs known for a month. */
+  const names = Array.from({ length: 30 }, (_, i) => `ISP ${i}`);
+  const hashes = [...new Set(names.map(ispHash))].sort((a, b) => a - b);
+  const learned: LearnedState = {
+    ...CHANCE,
+    known: [1, 2, 3].map((domainId) => ({
+      domainId,
+      since: dayNumber(DAY1) - 30,
+      level: 0,
+      hashes,
+      lastListed: hashes.map(() => dayNumber(DAY1) - 2),
+    })),
+  };
+  /** Listed with day 30 back a quieter Sunday: 60% of the weekday. */
+  const onSunday = (domainId: number, name: string, baseline: number, yesterday: number) => ({
+    ...entry(domainId, name, { baseline, yesterday }),
+    thirty_days_ago_total_clicks: Math.round(baseline * 0.6),
+  });
+  /** Domain 1 seen whole, 45% down: a headline of its own when nothing else shows the dip. */
+  const whole = names.slice(0, 20).map((name) => onSunday(1, name, 1000, 550));
+  const classify = (entries: IspTrend[]) =>
+    classifyPairs({ asOf: DAY1, entries, active: [], settings: SETTINGS, silences: [], learned });
+
+  it("beside a third of another domain's ISPs listed as deep: the network's dip, not the domain's", () => {
+    // 11 of domain 2's 30 ISPs at 20 -> 10 clicks: each within 2 sd on its own (z 1.6).
+    const wide = names.slice(0, 11).map((name) => onSunday(2, name, 20, 10));
+    expect(classify([...whole, ...wide]).drops?.map((d) => [d.scope, d.class])).toEqual([
+      ['network', 'new'],
+    ]);
+    // Fewer than a third of them listed: the first domain's own drop.
+    const few = wide.slice(0, 9);
+    expect(classify([...whole, ...few]).drops?.map((d) => [d.scope, d.domainId])).toEqual([
+      ['domain', 1],
+    ]);
+  });
+});

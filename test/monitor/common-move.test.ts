@@ -305,6 +305,47 @@ describe('commonMoves: a domain or the network down together', () => {
     expect(movesWith(shallower, true).network).toBeUndefined();
   });
 
+  describe("day 30 back quieter: beside a domain's headline, a domain listing a third of its ISPs as deep is the network", () => {
+    const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
+    const headline: SeenDipContext = {
+      ownDrops: new Set(),
+      minDropPercent: 20,
+      isHeadline: () => true,
+    };
+    const movesWith = (today: Listed[], seenDip = headline, day30Quieter = true) =>
+      movesOf(known, today, day30Quieter, CHANCE, seenDip);
+    // A holiday on a Tuesday: the domain with busy weekends listed whole at -45%, a headline of
+    // its own; its quieter Sunday (day 30 back) hides most of another, which still lists 11 of
+    // its 30 ISPs at -50%, none beyond SHOWN_Z on its own; the third lists a few, shallower.
+    const whole = listed(3, 0, 20, 0.55, true);
+    const third = listed(2, 0, 4, 0.8);
+    const holiday = [...whole, ...listed(1, 0, 11, 0.5), ...third];
+
+    it('is the network, by the median of the two domains listed ISPs', () => {
+      const moves = movesWith(holiday);
+      expect(moves.domains.size).toBe(1);
+      expect(moves.network).toMatchObject({ partial: true, domainsMoved: 2, domainsKnown: 3 });
+      expect(moves.network?.log7).toBeCloseTo(Math.log(550.5 / 1000.5), 9);
+    });
+
+    it('not when the domain seen whole is no headline of its own', () => {
+      expect(movesWith(holiday, { ...headline, isHeadline: () => false }).network).toBeUndefined();
+      expect(movesOf(known, holiday, true).network).toBeUndefined();
+    });
+
+    it('not when the other lists fewer than a third of its ISPs', () => {
+      expect(movesWith([...whole, ...listed(1, 0, 9, 0.5), ...third]).network).toBeUndefined();
+    });
+
+    it('not when its listed ISPs are shallower than the domain seen whole', () => {
+      expect(movesWith([...whole, ...listed(1, 0, 11, 0.7), ...third]).network).toBeUndefined();
+    });
+
+    it('not on a day the list would have shown the others whole', () => {
+      expect(movesWith(holiday, headline, false).network).toBeUndefined();
+    });
+  });
+
   describe('day 30 back quieter: a domain seen dipping beside an ISP of every other domain, as deep, is the network', () => {
     const known = [knownFor(1, 30), knownFor(2, 30), knownFor(3, 30)];
     const shown = (domainId: number, n: number, ratio: number, from = 0) =>
