@@ -181,18 +181,17 @@ export function runDropBothWeeks(run: ListedRun): number {
  * domain's headline tells them, and a pair far below it is alertable on today's numbers. Listed
  * STEADY_MIN_DAYS runs in a row (each day with some evidence of its own; STEADY_SHORT_MIN_DAYS
  * when the run's days together dropped criticalDropPercent or more against both weeks back on
- * average, or when today's drop alone
- * is beyond minSignificance and only its size keeps it from an e-mail: a slide of a large pair
- * is certain on the day it is 15-20% down, and the day before in the list says it is a
- * decline, not one bad day; or when the run's days together are STEADY_SHORT_RUN_MARGIN beyond
- * minSignificance); the run's summed days
- * clear minSignificance (what counts as certain does not change); the pair is of a size worth
- * an e-mail: one of today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a
- * weekend can put both same-weekday days of a pair of 55 clicks a weekday under 50), or it was
- * told before (`today.told`: the floor is for a first e-mail, as isSustained); and
- * today's drop is at least STEADY_DROP_SHARE of minDropPercent (three days of a decline that is
- * still deepening will cross it: the run is why it is told now) and at least STEADY_HOLD_SHARE
- * of the run's average drop (still as deep: not the tail of an outage that has passed).
+ * average, or when today's drop alone is beyond minSignificance and only its size keeps it from
+ * an e-mail: a slide of a large pair is certain on the day it is 15-20% down, and the day before
+ * in the list says it is a decline, not one bad day; or when the run's days together are
+ * STEADY_SHORT_RUN_MARGIN beyond minSignificance); the run's summed days clear minSignificance
+ * (what counts as certain does not change); the pair is of a size worth an e-mail: one of
+ * today's comparison days (7, 14 or 30 back) meets minBaselineClicks (a weekend can put both
+ * same-weekday days of a pair of 55 clicks a weekday under 50), or it was told before
+ * (`today.told`: the floor is for a first e-mail, as isSustained); and today's drop is at least
+ * STEADY_DROP_SHARE of minDropPercent (three days of a decline that is still deepening will
+ * cross it: the run is why it is told now) and at least STEADY_HOLD_SHARE of the run's average
+ * drop (still as deep: not the tail of an outage that has passed).
  */
 export function isSteadyDecline(
   run: ListedRun | undefined,
