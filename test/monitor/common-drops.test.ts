@@ -17,14 +17,13 @@ import type {
   ActivePair,
   Classification,
   IspTrend,
-  ActiveDrop,
   KnownDomain,
   LearnedState,
   Silence,
   WatchedRun,
 } from '../../src/monitor/types.js';
 import { dropSilenceCommand } from '../../src/notify/render/alert.js';
-import { CHANCE, SETTINGS, entry } from './fixtures.js';
+import { CHANCE, SETTINGS, entry, toldDomainDrop } from './fixtures.js';
 
 /** The silence `thm silence add` stores for a command line, its words split by a real shell. */
 function silenceOf(command: string): Silence {
@@ -359,18 +358,7 @@ describe('judgedShares: what each domain is judged against', () => {
   });
 
   it('a domain whose active drop its listed ISPs still show: the deeper of it and its move', () => {
-    const drop = {
-      scope: 'domain' as const,
-      domainId: 1,
-      domainUrl: 'https://one.example',
-      firstSeen: DAY,
-      lastSeen: DAY,
-      lastNotified: DAY,
-      dropPercent: 38,
-      dropPercent14: 40,
-      notifiedDropPercent: 38,
-      quietRuns: 0,
-    };
+    const drop = toldDomainDrop(DAY, 38, { dropPercent14: 40 });
     // Just over half listed on a quieter day 30 back: the median a shallow 10%; the listed ISPs
     // show 40%.
     const listing = {
@@ -408,18 +396,7 @@ describe('judgedShares: what each domain is judged against', () => {
 describe("shownWeeks: a told drop's first week, day 14 back low for its domain", () => {
   // A campaign's end told at 45% on DAY; three days later day 14 back was a holiday the list hid
   // on its own day: its listed ISPs show the drop against day 7 back (45%), 20% against day 14.
-  const drop: ActiveDrop = {
-    scope: 'domain',
-    domainId: 1,
-    domainUrl: 'https://one.example',
-    firstSeen: DAY,
-    lastSeen: DAY,
-    lastNotified: DAY,
-    dropPercent: 45,
-    dropPercent14: 45,
-    notifiedDropPercent: 45,
-    quietRuns: 0,
-  };
+  const drop = toldDomainDrop(DAY, 45);
   const logs = new Map([
     [1, Math.log(0.5)],
     [2, Math.log(0.55)],
@@ -469,18 +446,7 @@ describe("shownWeeks: a told drop's first week, day 14 back low for its domain",
 describe("shownWeeks: a told drop's second week, day 14 back still before it", () => {
   // A campaign's end told at 40% on DAY; in its second week day 7 back is inside it: the ISPs
   // listed are those below their lowered day 7 back (5% on their median), 43% below day 14 back.
-  const drop: ActiveDrop = {
-    scope: 'domain',
-    domainId: 1,
-    domainUrl: 'https://one.example',
-    firstSeen: DAY,
-    lastSeen: DAY,
-    lastNotified: DAY,
-    dropPercent: 40,
-    dropPercent14: 40,
-    notifiedDropPercent: 40,
-    quietRuns: 0,
-  };
+  const drop = toldDomainDrop(DAY, 40);
   const logs = new Map([
     [1, Math.log(0.9)],
     [2, Math.log(0.95)],
@@ -565,17 +531,7 @@ describe("a told domain drop's second week in the lifecycle", () => {
 describe("judgedShare: a domain's active drop, as its other ISPs show it", () => {
   // A domain's drop of 25% told before; today day 30 back lists three of its ISPs: ISP 1 down on
   // its own (its step), ISP 2 down 26%, ISP 3 barely. (Keys: ispHashes.)
-  const drop: ActiveDrop = {
-    scope: 'domain',
-    domainId: 1,
-    domainUrl: 'https://one.example',
-    firstSeen: '2026-02-20',
-    lastSeen: '2026-02-20',
-    dropPercent: 25,
-    dropPercent14: 25,
-    notifiedDropPercent: 25,
-    quietRuns: 0,
-  };
+  const { lastNotified: _told, ...drop } = toldDomainDrop('2026-02-20', 25);
   const logs = new Map([
     [1, Math.log(0.35)],
     [2, Math.log(0.74)],

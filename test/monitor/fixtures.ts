@@ -1,5 +1,5 @@
 import type { AlertSettings } from '../../src/monitor/alert-settings.js';
-import type { IspTrend, LearnedState } from '../../src/monitor/types.js';
+import type { ActiveDrop, IspTrend, LearnedState } from '../../src/monitor/types.js';
 
 /** The config's default alert settings (src/config/schema.ts). */
 export const SETTINGS: AlertSettings = {
@@ -112,3 +112,27 @@ export const CHANCE: LearnedState = {
   known: [],
   drops: [],
 };
+
+/**
+ * A domain's drop told on `day` at `dropPercent` against both weeks (domain 1 of
+ * https://one.example unless `overrides` say otherwise), as the stored state keeps it.
+ */
+export function toldDomainDrop(
+  day: string,
+  dropPercent: number,
+  overrides: Partial<ActiveDrop> = {},
+): ActiveDrop {
+  return {
+    scope: 'domain',
+    domainId: 1,
+    domainUrl: 'https://one.example',
+    firstSeen: day,
+    lastSeen: day,
+    lastNotified: day,
+    dropPercent,
+    dropPercent14: dropPercent,
+    notifiedDropPercent: dropPercent,
+    quietRuns: 0,
+    ...overrides,
+  };
+}

@@ -6,23 +6,16 @@ import {
   straddledDomains,
 } from '../../src/monitor/level-shifts.js';
 import type { ActiveDrop } from '../../src/monitor/types.js';
+import { toldDomainDrop } from './fixtures.js';
 
 const DAY = '2026-03-10';
 
 function drop(domainId: number, overrides: Partial<ActiveDrop> = {}): ActiveDrop {
-  return {
-    scope: 'domain',
+  return toldDomainDrop(DAY, 40, {
     domainId,
     domainUrl: `https://d${domainId}.example`,
-    firstSeen: DAY,
-    lastSeen: DAY,
-    lastNotified: DAY,
-    dropPercent: 40,
-    dropPercent14: 40,
-    notifiedDropPercent: 40,
-    quietRuns: 0,
     ...overrides,
-  };
+  });
 }
 
 describe('levelShiftsAfter', () => {
