@@ -14,7 +14,7 @@ import {
 } from './hold.js';
 import { ispHashes, updateKnown } from './known-isps.js';
 import { pairKey } from './pair-key.js';
-import { PairMap } from './pair-map.js';
+import { findPairSlots } from './pair-slots.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { beginsRun, extendRun, isSteadyDecline, runAfterClear } from './runs.js';
@@ -219,13 +219,6 @@ function stepQuiet(
   return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
-/** Where one pair stands in a classification (see classifyPairs). */
-interface PairSlot {
-  prev: ActivePair | undefined;
-  watched: WatchedRun | undefined;
-  listed: boolean;
-}
-
 export function classifyPairs(input: ClassifyInput): Classification {
   const { asOf, entries, settings } = input;
   const listOngoing = input.listOngoing ?? true;
@@ -233,40 +226,12 @@ export function classifyPairs(input: ClassifyInput): Classification {
   const matchSilence = silenceMatcher(input.silences);
   const learned = input.learned;
 
-  // Where each pair stands, found once: its record in the history (the first of a repeated
-  // pair counts), its listed run (the last of a repeated one), whether it is in today's list.
-  const slots = new PairMap<PairSlot>();
-  const slotOf = (domainId: number, isp: string): PairSlot => {
-    let slot = slots.get(domainId, isp);
-    if (slot === undefined) {
-      slot = { prev: undefined, watched: undefined, listed: false };
-      slots.set(domainId, isp, slot);
-    }
-    return slot;
-  };
-  const historySlots: PairSlot[] = [];
-  for (const pair of input.active) {
-    const slot = slotOf(pair.domainId, pair.isp);
-    if (slot.prev !== undefined) continue;
-    slot.prev = pair;
-    historySlots.push(slot);
-  }
-  for (const run of input.runs ?? []) slotOf(run.domainId, run.isp).watched = run;
-
-  // Today's list, each pair once (the first entry counts).
-  const listed: IspTrend[] = [];
-  const listedSlots: PairSlot[] = [];
-  let duplicates = 0;
-  for (const entry of entries) {
-    const slot = slotOf(entry.network_tracking_domain_id, entry.isp);
-    if (slot.listed) {
-      duplicates++;
-      continue;
-    }
-    slot.listed = true;
-    listed.push(entry);
-    listedSlots.push(slot);
-  }
+  const {
+    history: historySlots,
+    listed,
+    listedSlots,
+    duplicates,
+  } = findPairSlots(input.active, input.runs ?? [], entries);
 
   // The network's variation, learned with today's list: the comparison days of the listed
   // pairs neither active nor in a decline since yesterday show noise (monitor/variation.ts),
