@@ -45,12 +45,11 @@ import {
   type WatchedRun,
 } from './types.js';
 import { domainRunsAfter } from './domain-runs.js';
-import { judgedVariation } from './judged-variation.js';
-import { learnVariation, variationOf, type ComparisonDays } from './variation.js';
+import { learnVariationToday } from './variation-today.js';
 import { blindDomains, outagesAfter } from './outages.js';
 import { networkDipsAfter, networkKeptDaysBack } from './network-dips.js';
 import { leftWithNetwork } from './with-network.js';
-import { levelShiftsAfter, straddledDomains } from './level-shifts.js';
+import { levelShiftsAfter } from './level-shifts.js';
 
 export { depressedAfterClear } from './depressed.js';
 export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
@@ -233,33 +232,13 @@ export function classifyPairs(input: ClassifyInput): Classification {
     duplicates,
   } = findPairSlots(input.active, input.runs ?? [], entries);
 
-  // The network's variation, learned with today's list: the comparison days of the listed
-  // pairs neither active nor in a decline since yesterday show noise (monitor/variation.ts),
-  // and they say nothing of yesterday; nor do a domain's days on both sides of its drop
-  // (monitor/level-shifts.ts).
-  const straddled = straddledDomains(learned?.levelShifts, asOf);
-  const samples: ComparisonDays[] = [];
-  for (let i = 0; i < listed.length; i++) {
-    const entry = listed[i]!;
-    const { prev, watched } = listedSlots[i]!;
-    if (prev !== undefined || (watched !== undefined && daysBetween(watched.last, asOf) === 1)) {
-      continue;
-    }
-    if (straddled.has(entry.network_tracking_domain_id)) continue;
-    samples.push({
-      domainId: entry.network_tracking_domain_id,
-      yesterday: entry.yesterday_total_clicks,
-      d7: entry.seven_days_ago_total_clicks,
-      d14: entry.fourteen_days_ago_total_clicks,
-    });
-  }
-  const learnedVariation = learnVariation(
-    learned?.variation,
-    samples,
-    variationOf(learned?.variation),
+  const { learned: learnedVariation, judged: variation } = learnVariationToday(
+    listed,
+    listedSlots,
+    learned,
     asOf,
+    settings.minSignificance,
   );
-  const variation = judgedVariation(learnedVariation, settings.minSignificance);
 
   // What the list says of the domains as a whole today.
   const hashes = ispHashes(listed);
