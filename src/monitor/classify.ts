@@ -1,18 +1,9 @@
 import type { AlertSettings } from './alert-settings.js';
 import { daysBetween } from '../dates.js';
-import { classifyDrops, isCommonDrop, judgedShare, judgedShares } from './common-drops.js';
-import { commonMoves, listingWithout, SHOWN_Z } from './common-move.js';
+import { classifyDrops, judgedShare } from './common-drops.js';
 import { depressedAfterClear } from './depressed.js';
 import { judgedUpToDip, withWeekShare } from './dip-week.js';
-import {
-  Day30Evidence,
-  day30SharesAfter,
-  holdsListed,
-  holdsUnlisted,
-  keepsRunUnlisted,
-  rememberedDay30Share,
-} from './hold.js';
-import { ispHashes, updateKnown } from './known-isps.js';
+import { day30SharesAfter, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { pairKey } from './pair-key.js';
 import { findPairSlots } from './pair-slots.js';
 import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
@@ -46,8 +37,9 @@ import {
 } from './types.js';
 import { domainRunsAfter } from './domain-runs.js';
 import { learnVariationToday } from './variation-today.js';
-import { blindDomains, outagesAfter } from './outages.js';
-import { networkDipsAfter, networkKeptDaysBack } from './network-dips.js';
+import { outagesAfter } from './outages.js';
+import { networkDipsAfter } from './network-dips.js';
+import { readTodaysMoves } from './todays-moves.js';
 import { leftWithNetwork } from './with-network.js';
 import { levelShiftsAfter } from './level-shifts.js';
 
@@ -240,9 +232,27 @@ export function classifyPairs(input: ClassifyInput): Classification {
     settings.minSignificance,
   );
 
-  // What the list says of the domains as a whole today.
-  const hashes = ispHashes(listed);
-  const onItsOwn: DropNoise = { extra: variation, share7: 1, share14: 1 };
+  const {
+    hashes,
+    known,
+    moves,
+    shares,
+    activeDrops,
+    day30Share,
+    day30Remembered,
+    dipShare,
+    dip14Share,
+    networkDip,
+  } = readTodaysMoves({
+    asOf,
+    listed,
+    listedSlots,
+    learned,
+    variation,
+    settings,
+    rule: input.rule,
+  });
+
   /** The noise each entry is judged against and its day for its run, refilled per entry. */
   const noise: DropNoise = { extra: variation, share7: 1, share14: 1 };
   const runDay = { yesterday: 0, d7: 0, d14: 0 };
@@ -268,62 +278,6 @@ export function classifyPairs(input: ClassifyInput): Classification {
     return forSteady;
   };
   const measure = emptyMeasure();
-  // Not active (an active pair is an ISP's own decline, told before, not part of today's common
-  // move), and down beyond SHOWN_Z on its own: a part of a domain's or the network's dip that
-  // day 30 back hides.
-  const shows = (index: number): boolean => {
-    if (listedSlots[index]!.prev !== undefined) return false;
-    const own = measureEntryInto(measure, listed[index]!, settings, onItsOwn, input.rule);
-    return own.significance >= SHOWN_Z && own.dropPercent >= settings.minDropPercent;
-  };
-  const known = updateKnown(learned?.known, listed, hashes, asOf);
-  const day30 = new Day30Evidence(settings.minBaselineClicks);
-  for (const entry of listed) day30.add(entry);
-  const day30Share = day30.share();
-  const day30Remembered = rememberedDay30Share(learned?.day30Shares, asOf);
-  /** The common drops active before this run (the network's dip, domains' own drops). */
-  const activeDrops = learned?.drops ?? [];
-  // A domain whose own drop is active was seen down on days before: a move of its own, not the
-  // network's dip (commonMoves, seenInEvery).
-  const ownDrops = new Set<number>();
-  for (const drop of activeDrops) if (drop.scope === 'domain') ownDrops.add(drop.domainId);
-  // One whose comparison day lies inside its own drop or outage lists nothing of the network's
-  // dip (monitor/outages.ts).
-  const blind = blindDomains(activeDrops, learned?.outages, asOf);
-  // Day 7 back the network's told dip: an ISP told before is judged against that day as it
-  // would have been without the dip, and so is a domain most of which is not listed; day 14
-  // back the network's dip, told or not: an ISP told before (monitor/dip-week.ts,
-  // network-dips.ts).
-  const dipShare = networkKeptDaysBack(learned?.networkDips, asOf, 7, true);
-  const dip14Share = networkKeptDaysBack(learned?.networkDips, asOf, 14);
-  const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
-    ownDrops,
-    blind,
-    minDropPercent: settings.minDropPercent,
-    weekBackShare: dipShare,
-    // Before a domain seen whole is told as its own drop, the others' listings are asked
-    // whether they show the same dip (besideWhole).
-    isHeadline: (move) => isCommonDrop(move, variation, settings),
-  });
-  // A domain's listing, what tells whether its active drop is still shown, leaves out its ISPs
-  // active on their own: their own declines, told before, are not the domain's.
-  const activeHashes = new Map<number, Set<number>>();
-  for (let i = 0; i < listed.length; i++) {
-    if (listedSlots[i]!.prev === undefined) continue;
-    const domainId = listed[i]!.network_tracking_domain_id;
-    let set = activeHashes.get(domainId);
-    if (set === undefined) activeHashes.set(domainId, (set = new Set()));
-    set.add(hashes[i]!);
-  }
-  for (const [domainId, apart] of activeHashes) {
-    const listing = moves.listings.get(domainId);
-    if (listing !== undefined) moves.listings.set(domainId, listingWithout(listing, apart));
-  }
-  const shares = judgedShares(moves, activeDrops, input.asOf);
-  // The network's dip is a headline today: a pair's run begins only well beyond it (runs.ts).
-  const networkDip =
-    moves.network !== undefined && isCommonDrop(moves.network, variation, settings);
-
   /** A card that recovered with the network's dip it was told beside leaves quietly. */
   const leavesWithNetwork = (prev: ActivePair): boolean =>
     leftWithNetwork(
