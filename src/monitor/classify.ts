@@ -3,6 +3,13 @@ import { daysBetween } from '../dates.js';
 import { classifyDrops, judgedShare } from './common-drops.js';
 import { depressedAfterClear } from './depressed.js';
 import { judgedUpToDip, withWeekShare } from './dip-week.js';
+import {
+  stepAlertable,
+  stepHeld,
+  stepQuiet,
+  type LifecycleSettings,
+  type Step,
+} from './lifecycle-step.js';
 import { day30SharesAfter, holdsListed, holdsUnlisted, keepsRunUnlisted } from './hold.js';
 import { pairKey } from './pair-key.js';
 import { findPairSlots } from './pair-slots.js';
@@ -10,14 +17,7 @@ import { DomainRollupBuilder, HEADLINE_MIN_ISPS } from './rollup.js';
 import { silenceMatcher } from './silences.js';
 import { beginsRun, extendRun, isSteadyDecline, runAfterClear } from './runs.js';
 import { dropZ, poissonZ, type DropNoise, type SignificanceRule } from './significance.js';
-import {
-  emptyMeasure,
-  isClearlyCritical,
-  measureEntryInto,
-  severityOf,
-  type PairMeasure,
-  type Thresholds,
-} from './thresholds.js';
+import { emptyMeasure, measureEntryInto, severityOf, type PairMeasure } from './thresholds.js';
 import {
   EMAILED_CLASSES,
   PAIR_CLASSES,
@@ -57,8 +57,7 @@ export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
  * nothing sorted but the (few) domains and their known ISPs.
  */
 
-export type LifecycleSettings = Thresholds &
-  Pick<AlertSettings, 'renotifyAfterDays' | 'clearAfterRuns'>;
+export type { LifecycleSettings } from './lifecycle-step.js';
 
 export interface ClassifyInput {
   asOf: IsoDate;
@@ -102,112 +101,6 @@ export function emptyClassCounts(): ClassCounts {
   const counts = {} as ClassCounts;
   for (const c of PAIR_CLASSES) counts[c] = 0;
   return counts;
-}
-
-/**
- * One pair's step through the lifecycle; `next` undefined = not (or no longer) in history, or
- * (class new) added to it by its ClassifiedPair (HistoryChange.added).
- */
-interface Step {
-  pairClass: PairClass;
-  next: ActivePair | undefined;
-  /** Quiet runs after this run (0 when alertable; a held run leaves them as they were). */
-  quietRuns: number;
-}
-
-/** An alertable pair: new, worse, reminder or ongoing (or silenced). */
-function stepAlertable(
-  out: Step,
-  prev: ActivePair | undefined,
-  today: PairMeasure,
-  noise: DropNoise,
-  /** Judged against day 7 back as it would have been without the network's dip (dip-week.ts). */
-  upToDip: boolean,
-  domainUrl: string,
-  silenced: boolean,
-  asOf: IsoDate,
-  settings: LifecycleSettings,
-  inPlace: boolean,
-): Step {
-  out.quietRuns = 0;
-  if (prev === undefined) {
-    // A silenced pair nobody was told about is not remembered: if it still declines when the
-    // silence expires, it is news then.
-    if (silenced) return setStep(out, 'silenced', undefined);
-    // Active from now on, but no record is built: its ClassifiedPair stands for it
-    // (HistoryChange.added, types.ts).
-    return setStep(out, 'new', undefined);
-  }
-  // Read before `next` is written: with inPlace it is `prev` itself.
-  const wasWarning = prev.notifiedSeverity === 'warning';
-  const lastDropPercent = prev.dropPercent;
-  const lastNotified = prev.lastNotified;
-  const next: ActivePair = inPlace ? prev : { ...prev };
-  next.domainUrl = domainUrl;
-  next.lastSeen = asOf;
-  next.quietRuns = 0;
-  next.baseline = today.baseline;
-  next.yesterday = today.yesterday;
-  next.dropPercent = today.dropPercent;
-  next.quietAsOf = undefined;
-  if (silenced) return setStep(out, 'silenced', next);
-  if (
-    today.severity === 'critical' &&
-    wasWarning &&
-    (!upToDip || today.dropPercent - lastDropPercent >= settings.minDropPercent) &&
-    isClearlyCritical(
-      { yesterday: today.yesterday, d7: today.baseline, d14: today.d14 },
-      settings,
-      noise,
-    )
-  ) {
-    next.lastNotified = asOf;
-    next.notifiedSeverity = 'critical';
-    return setStep(out, 'worse', next);
-  }
-  const renotify = settings.renotifyAfterDays;
-  if (renotify > 0 && daysBetween(lastNotified, asOf) >= renotify) {
-    next.lastNotified = asOf;
-    next.notifiedSeverity = today.severity;
-    return setStep(out, 'reminder', next);
-  }
-  return setStep(out, 'ongoing', next);
-}
-
-function setStep(out: Step, pairClass: PairClass, next: ActivePair | undefined): Step {
-  out.pairClass = pairClass;
-  out.next = next;
-  return out;
-}
-
-/**
- * An active pair that is not alertable today but held (monitor/hold.ts): its decline goes on by
- * the monitor's memory, so this is not a quiet run. Nothing about it changes.
- */
-function stepHeld(out: Step, prev: ActivePair, silenced: boolean): Step {
-  out.quietRuns = prev.quietRuns;
-  return setStep(out, silenced ? 'silenced' : 'ongoing', prev);
-}
-
-/** An active pair that is not alertable today (absent, or listed under the thresholds). */
-function stepQuiet(
-  out: Step,
-  prev: ActivePair,
-  silenced: boolean,
-  asOf: IsoDate,
-  settings: LifecycleSettings,
-  inPlace: boolean,
-): Step {
-  // Quiet runs count as-of dates: a forced re-run of the same date is not a second quiet run.
-  const quietRuns = prev.quietAsOf === asOf ? prev.quietRuns : prev.quietRuns + 1;
-  out.quietRuns = quietRuns;
-  if (quietRuns >= settings.clearAfterRuns) {
-    return setStep(out, silenced ? 'silenced' : 'cleared', undefined);
-  }
-  const next: ActivePair = inPlace ? prev : { ...prev };
-  next.quietRuns = quietRuns;
-  next.quietAsOf = asOf;
-  return setStep(out, silenced ? 'silenced' : 'ongoing', next);
 }
 
 export function classifyPairs(input: ClassifyInput): Classification {
