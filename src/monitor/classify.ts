@@ -1,25 +1,21 @@
 import type { AlertSettings } from './alert-settings.js';
 import { classifyDrops } from './common-drops.js';
 import { domainRunsAfter } from './domain-runs.js';
-import { day30SharesAfter } from './hold.js';
 import { judgeListedPairs } from './judge-listed.js';
 import { judgeUnlistedPairs } from './judge-unlisted.js';
 import type { JudgingDay } from './judging-day.js';
 import { joinReported, newPairs } from './join-reported.js';
-import { levelShiftsAfter } from './level-shifts.js';
+import { learnedStateAfter } from './learned-after.js';
 import type { LifecycleSettings } from './lifecycle-step.js';
-import { networkDipsAfter } from './network-dips.js';
-import { outagesAfter } from './outages.js';
 import { PairOutcomes } from './pair-outcomes.js';
 import { findPairSlots } from './pair-slots.js';
 import type { SignificanceRule } from './significance.js';
-import { silenceMatcher } from './silences.js';
+import { silenceMatcher, silencesWhole } from './silences.js';
 import { readTodaysMoves } from './todays-moves.js';
 import {
   EMAILED_CLASSES,
   type ActivePair,
   type Classification,
-  type DropScope,
   type IsoDate,
   type IspTrend,
   type LearnedState,
@@ -145,24 +141,19 @@ export function classifyPairs(input: ClassifyInput): Classification {
     isSilenced: (scope, domainId) => silencesWhole(input.silences, scope, domainId),
     domains: out.domainClicks,
   });
-  const learnedAfter: LearnedState = {
-    variation: learnedVariation,
-    known,
-    drops: drops.active,
-    day30Shares: day30SharesAfter(learned?.day30Shares, asOf, day30Share),
-  };
-  if (domainRuns.length > 0) learnedAfter.domainRuns = domainRuns;
-  const outages = outagesAfter(learned?.outages, drops.active, asOf, settings);
-  if (outages.length > 0) learnedAfter.outages = outages;
-  const networkDips = networkDipsAfter(
-    learned?.networkDips,
-    moves.network?.log7,
-    drops.active.some((d) => d.scope === 'network' && d.lastSeen === asOf),
+  const learnedAfter = learnedStateAfter(
+    learned,
+    {
+      variation: learnedVariation,
+      known,
+      drops: drops.active,
+      domainRuns,
+      day30Share,
+      networkLog7: moves.network?.log7,
+    },
     asOf,
+    settings,
   );
-  if (networkDips.length > 0) learnedAfter.networkDips = networkDips;
-  const levelShifts = levelShiftsAfter(learned?.levelShifts, drops.active, asOf);
-  if (levelShifts.length > 0) learnedAfter.levelShifts = levelShifts;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.
@@ -182,16 +173,4 @@ export function classifyPairs(input: ClassifyInput): Classification {
     belowThreshold,
     duplicates,
   };
-}
-
-/**
- * A domain's common drop is silenced by a silence of the whole domain (no ISP, or `*`); the
- * network's, by one of everything.
- */
-function silencesWhole(silences: readonly Silence[], scope: DropScope, domainId: number): boolean {
-  return silences.some(
-    (s) =>
-      (s.isp === undefined || s.isp === '*') &&
-      (s.domainId === undefined || (scope === 'domain' && s.domainId === domainId)),
-  );
 }

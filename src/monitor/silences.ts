@@ -1,4 +1,4 @@
-import type { Silence } from './types.js';
+import type { DropScope, Silence } from './types.js';
 
 /**
  * Silence matching. A silence names a tracking domain, an ISP pattern, or both; an absent part
@@ -87,4 +87,20 @@ export function silenceMatcher(silences: readonly Silence[]): SilenceMatcher {
     }
     return undefined;
   };
+}
+
+/**
+ * A domain's common drop is silenced by a silence of the whole domain (no ISP, or `*`); the
+ * network's, by one of everything.
+ */
+export function silencesWhole(
+  silences: readonly Silence[],
+  scope: DropScope,
+  domainId: number,
+): boolean {
+  return silences.some(
+    (s) =>
+      (s.isp === undefined || s.isp === '*') &&
+      (s.domainId === undefined || (scope === 'domain' && s.domainId === domainId)),
+  );
 }

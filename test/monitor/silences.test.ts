@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { globMatch, isSilenceActive, silenceMatcher } from '../../src/monitor/silences.js';
+import {
+  globMatch,
+  isSilenceActive,
+  silenceMatcher,
+  silencesWhole,
+} from '../../src/monitor/silences.js';
 import type { Silence } from '../../src/monitor/types.js';
 
 describe('globMatch', () => {
@@ -76,5 +81,20 @@ describe('silenceMatcher', () => {
   it('a window that starts later: in force from startsAt, inclusive', () => {
     expect(isSilenceActive({ startsAt: 500, expiresAt: 1000 }, 499)).toBe(false);
     expect(isSilenceActive({ startsAt: 500, expiresAt: 1000 }, 500)).toBe(true);
+  });
+});
+
+describe('silencesWhole', () => {
+  const silence = (s: Partial<Silence>): Silence =>
+    ({ id: 's', networkId: 'n', expiresAt: 1, ...s }) as Silence;
+  it.each([
+    ['a domain silenced whole', [{ domainId: 1 }], 'domain', true],
+    ['its ISPs all, by *', [{ domainId: 1, isp: '*' }], 'domain', true],
+    ['another domain', [{ domainId: 2 }], 'domain', false],
+    ['one ISP of it', [{ domainId: 1, isp: 'Comcast' }], 'domain', false],
+    ['everything', [{}], 'network', true],
+    ['the network by one domain', [{ domainId: 1 }], 'network', false],
+  ] as const)('%s', (_, silences, scope, expected) => {
+    expect(silencesWhole(silences.map(silence), scope, 1)).toBe(expected);
   });
 });
