@@ -34,11 +34,22 @@ export { pairKey, parsePairKey, pairEvent } from './pair-key.js';
  * The alert lifecycle (docs/design.md; words in the glossary of types.ts), as a
  * pure function: no clock, no I/O. Every pair of today's list that is alertable or active, and
  * every pair of the active history, gets exactly one class; `changes` is the history after
- * the run, and what was learned of the network with it. Each pair is judged against the
- * network's learned variation (monitor/variation.ts) and its domain's common move today
- * (monitor/common-move.ts); most of a domain or of the network down together is one common
- * drop (monitor/common-drops.ts). One pass over the entries and one over the history: linear,
- * nothing sorted but the (few) domains and their known ISPs.
+ * the run, and what was learned of the network with it. classifyPairs runs in phases, each
+ * reading what the ones before it return:
+ * 1. where each pair stands: its record, its listed run, today's entry (findPairSlots);
+ * 2. the network's variation, learned with today's list (learnVariationToday,
+ *    monitor/variation.ts);
+ * 3. what the list says of the domains and the network as a whole: their common moves today
+ *    (readTodaysMoves, monitor/common-move.ts);
+ * 4. each pair judged against both and stepped through the lifecycle
+ *    (monitor/lifecycle-step.ts): today's list (judgeListedPairs), then the history's pairs it
+ *    leaves out (judgeUnlistedPairs), into one PairOutcomes;
+ * 5. a new ISP of a domain reported down joins that report (joinReported);
+ * 6. most of a domain or of the network down together is one common drop
+ *    (monitor/common-drops.ts);
+ * 7. what was learned of the network after the run (learnedStateAfter).
+ * One pass over the entries and one over the history: linear, nothing sorted but the (few)
+ * domains and their known ISPs.
  */
 
 export type { LifecycleSettings } from './lifecycle-step.js';
@@ -82,95 +93,93 @@ export function isEmailedClass(
 }
 
 export function classifyPairs(input: ClassifyInput): Classification {
-  const { asOf, entries, settings } = input;
+  const { asOf, settings, learned } = input;
   const listOngoing = input.listOngoing ?? true;
-  const inPlace = input.inPlace ?? false;
-  const learned = input.learned;
 
-  const {
-    history: historySlots,
-    listed,
-    listedSlots,
-    duplicates,
-  } = findPairSlots(input.active, input.runs ?? [], entries);
-
-  const { learned: learnedVariation, judged: variation } = learnVariationToday(
+  const slots = findPairSlots(input.active, input.runs ?? [], input.entries);
+  const { listed, listedSlots } = slots;
+  const variation = learnVariationToday(
     listed,
     listedSlots,
     learned,
     asOf,
     settings.minSignificance,
   );
-
   const todays = readTodaysMoves({
     asOf,
     listed,
     listedSlots,
     learned,
-    variation,
+    variation: variation.judged,
     settings,
     rule: input.rule,
   });
-  const { known, moves, activeDrops, day30Share } = todays;
 
   const day: JudgingDay = {
     asOf,
     settings,
     rule: input.rule,
-    inPlace,
-    variation,
+    inPlace: input.inPlace ?? false,
+    variation: variation.judged,
     matchSilence: silenceMatcher(input.silences),
-    activeDrops,
+    activeDrops: todays.activeDrops,
   };
   const out = new PairOutcomes(asOf, listOngoing);
   judgeListedPairs(day, listed, listedSlots, todays, out);
-  judgeUnlistedPairs(day, historySlots, todays, out);
-  const { pairs, counts, upsert, remove, runs, runsStarted, belowThreshold } = out;
+  judgeUnlistedPairs(day, slots.history, todays, out);
 
-  const added = newPairs(pairs, counts.new);
+  const added = newPairs(out.pairs, out.counts.new);
   const rollup = out.domains.build();
-  const joined = joinReported(added, out.reported, rollup, counts);
-  const domainRuns = domainRunsAfter(learned?.domainRuns, moves, variation, asOf, out.explained);
+  const joined = joinReported(added, out.reported, rollup, out.counts);
+  const domainRuns = domainRunsAfter(
+    learned?.domainRuns,
+    todays.moves,
+    variation.judged,
+    asOf,
+    out.explained,
+  );
   const drops = classifyDrops({
     asOf,
-    moves,
-    variation,
+    moves: todays.moves,
+    variation: variation.judged,
     domainRuns,
     settings,
-    active: activeDrops,
+    active: todays.activeDrops,
     isSilenced: (scope, domainId) => silencesWhole(input.silences, scope, domainId),
     domains: out.domainClicks,
   });
   const learnedAfter = learnedStateAfter(
     learned,
     {
-      variation: learnedVariation,
-      known,
+      variation: variation.learned,
+      known: todays.known,
       drops: drops.active,
       domainRuns,
-      day30Share,
-      networkLog7: moves.network?.log7,
+      day30Share: todays.day30Share,
+      networkLog7: todays.moves.network?.log7,
     },
     asOf,
     settings,
   );
+
+  const pairs = out.pairs;
   return {
     asOf,
     // The pairs that joined a report are ongoing now: listed only with the ongoing ones.
     pairs: joined > 0 && !listOngoing ? pairs.filter((p) => p.class !== 'ongoing') : pairs,
-    counts,
+    counts: out.counts,
     domains: rollup,
     drops: drops.drops,
-    variation,
+    variation: variation.judged,
     changes: {
-      upsert,
+      upsert: out.upsert,
       added,
-      remove,
-      runs,
-      runsStarted: { asOf, entries: runsStarted },
+      remove: out.remove,
+      runs: out.runs,
+      runsStarted: { asOf, entries: out.runsStarted },
       learned: learnedAfter,
     },
-    belowThreshold,
-    duplicates,
+    belowThreshold: out.belowThreshold,
+    duplicates: slots.duplicates,
   };
 }

@@ -142,8 +142,8 @@ export const STILL_SHOWN_SHARE = 0.75;
  * day 30 back, a different weekday, keeps a lowered domain out of the list when it was a
  * quieter day (a weekend behind a Monday). The few ISPs listed are then down by at least
  * STILL_SHOWN_SHARE of the drop against both weeks: the drop goes on, and they are judged
- * against it. The listing leaves out the ISPs active on their own (classify.ts), and for the ISP
- * being judged that ISP too (judgedShare): their own steps down are not the domain's.
+ * against it. The listing leaves out the ISPs active on their own (todays-moves.ts), and for
+ * the ISP being judged that ISP too (judgedShare): their own steps down are not the domain's.
  */
 export function stillShown(drop: ActiveDrop, listing: DomainListing | undefined): boolean {
   return (

@@ -29,7 +29,7 @@ export class PairOutcomes {
   readonly domainClicks = new Map<number, DomainClicks>();
   /** Listed pairs neither alertable nor active. */
   belowThreshold = 0;
-  /** By domain, then by firstSeen: how many of its pairs first seen that day are still alertable. */
+  /** By domain, then by firstSeen: how many of its pairs first seen then are still alertable. */
   readonly reported = new Map<number, Map<IsoDate, number>>();
   /** The listed runs after this run, and the entries that begin one (HistoryChange). */
   readonly runs: WatchedRun[] = [];

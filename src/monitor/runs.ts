@@ -120,7 +120,8 @@ function runStep(
  * told a block for good again as a steady decline three runs after it was cleared (day 7 back
  * inside the block, day 14 back before it: 12 days of 355 clicks against 1,525). It stays a run
  * (not none): a pair listed in a run the day before is left out of what the network's variation
- * is learned from (classify.ts), and its days straddling a block for good would read as noise.
+ * is learned from (variation-today.ts), and its days straddling a block for good would read as
+ * noise.
  */
 export function runAfterClear(run: WatchedRun, today: ClickCounts): WatchedRun {
   return begunRun(run.domainId, run.isp, run.last, today);

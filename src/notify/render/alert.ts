@@ -536,7 +536,7 @@ export function silenceCommand(
 
 /**
  * The command that silences a common drop: its domain whole, or, for the network, everything
- * (a silence of every ISP on every domain is what holds a network drop: monitor/classify.ts).
+ * (a silence of every ISP on every domain is what holds a network drop: monitor/silences.ts).
  */
 export function dropSilenceCommand(
   networkId: string,
