@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayNumber } from '../../src/dates.js';
+import { addDays } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import {
   DROP_HOLD_DAYS,
@@ -11,19 +11,17 @@ import {
   shownWeeks,
 } from '../../src/monitor/common-drops.js';
 import { listingWithout } from '../../src/monitor/common-move.js';
-import { ispHash } from '../../src/monitor/known-isps.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
   ActivePair,
   Classification,
   IspTrend,
-  KnownDomain,
   LearnedState,
   Silence,
   WatchedRun,
 } from '../../src/monitor/types.js';
 import { dropSilenceCommand } from '../../src/notify/render/alert.js';
-import { CHANCE, SETTINGS, entry, toldDomainDrop } from './fixtures.js';
+import { CHANCE, SETTINGS, entry, knownForMonth, toldDomainDrop } from './fixtures.js';
 
 /** The silence `thm silence add` stores for a command line, its words split by a real shell. */
 function silenceOf(command: string): Silence {
@@ -54,16 +52,8 @@ const isp = (i: number) => `ISP ${String(i).padStart(2, '0')}`;
 
 /** Three domains of 30 ISPs each, all known for a month, on a network that varies as chance. */
 function learnedWithKnown(): LearnedState {
-  const known: KnownDomain[] = DOMAINS.map((domainId) => {
-    const hashes = Array.from({ length: ISPS }, (_, i) => ispHash(isp(i))).sort((a, b) => a - b);
-    return {
-      domainId,
-      since: dayNumber(DAY) - 30,
-      level: 0,
-      hashes,
-      lastListed: hashes.map(() => dayNumber(DAY) - 2),
-    };
-  });
+  const isps = Array.from({ length: ISPS }, (_, i) => isp(i));
+  const known = DOMAINS.map((domainId) => knownForMonth(domainId, isps, DAY, 2));
   return { ...CHANCE, known };
 }
 

@@ -18,25 +18,19 @@ import {
   updateKnown,
 } from '../../src/monitor/known-isps.js';
 import type { IspTrend, KnownDomain, Variation } from '../../src/monitor/types.js';
-import { SETTINGS, entry } from './fixtures.js';
+import { SETTINGS, entry, knownForMonth } from './fixtures.js';
 
 const DAY = '2026-03-01';
 const CHANCE: Variation = { extra: 0, common: 0, network: 0, days: 30 };
 const isp = (i: number) => `ISP ${i}`;
 
 /** A domain whose `count` ISPs have been known for a month. */
-function knownFor(domainId: number, count: number, asOf = DAY): KnownDomain {
-  const hashes = [...new Set(Array.from({ length: count }, (_, i) => ispHash(isp(i))))].sort(
-    (a, b) => a - b,
-  );
-  return {
+const knownFor = (domainId: number, count: number, asOf = DAY): KnownDomain =>
+  knownForMonth(
     domainId,
-    since: dayNumber(asOf) - 30,
-    level: 0,
-    hashes,
-    lastListed: hashes.map(() => dayNumber(asOf) - 1),
-  };
-}
+    Array.from({ length: count }, (_, i) => isp(i)),
+    asOf,
+  );
 
 type Listed = IspTrend & { shows: boolean };
 const listed = (

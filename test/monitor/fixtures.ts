@@ -1,5 +1,7 @@
 import type { AlertSettings } from '../../src/monitor/alert-settings.js';
-import type { ActiveDrop, IspTrend, LearnedState } from '../../src/monitor/types.js';
+import { dayNumber } from '../../src/dates.js';
+import { ispHash } from '../../src/monitor/known-isps.js';
+import type { ActiveDrop, IspTrend, KnownDomain, LearnedState } from '../../src/monitor/types.js';
 
 /** The config's default alert settings (src/config/schema.ts). */
 export const SETTINGS: AlertSettings = {
@@ -134,5 +136,25 @@ export function toldDomainDrop(
     notifiedDropPercent: dropPercent,
     quietRuns: 0,
     ...overrides,
+  };
+}
+
+/**
+ * A domain whose ISPs `isps` have been known for a month before `asOf`, each last listed
+ * `lastListedDaysBack` days before it.
+ */
+export function knownForMonth(
+  domainId: number,
+  isps: readonly string[],
+  asOf: string,
+  lastListedDaysBack = 1,
+): KnownDomain {
+  const hashes = [...new Set(isps.map(ispHash))].sort((a, b) => a - b);
+  return {
+    domainId,
+    since: dayNumber(asOf) - 30,
+    level: 0,
+    hashes,
+    lastListed: hashes.map(() => dayNumber(asOf) - lastListedDaysBack),
   };
 }

@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dayNumber } from '../../src/dates.js';
-import { ispHash } from '../../src/monitor/known-isps.js';
 import type { PairSlot } from '../../src/monitor/pair-slots.js';
 import { readTodaysMoves } from '../../src/monitor/todays-moves.js';
-import type { ActivePair, IspTrend, KnownDomain, Variation } from '../../src/monitor/types.js';
-import { SETTINGS, entry } from './fixtures.js';
+import type { ActivePair, IspTrend, Variation } from '../../src/monitor/types.js';
+import { SETTINGS, entry, knownForMonth } from './fixtures.js';
 
 const DAY = '2026-03-01';
 const CHANCE: Variation = { extra: 0, common: 0, network: 0, days: 30 };
 const isp = (i: number) => `ISP ${i}`;
-
-/** A domain whose `count` ISPs have been known for a month. */
-function knownFor(domainId: number, count: number): KnownDomain {
-  const hashes = [...new Set(Array.from({ length: count }, (_, i) => ispHash(isp(i))))].sort(
-    (a, b) => a - b,
-  );
-  return {
-    domainId,
-    since: dayNumber(DAY) - 30,
-    level: 0,
-    hashes,
-    lastListed: hashes.map(() => dayNumber(DAY) - 1),
-  };
-}
 
 /** Domain 1's 20 known ISPs all listed, down to `ratio`; the first `active` of them active. */
 function today(ratio: number, active: number): { listed: IspTrend[]; listedSlots: PairSlot[] } {
@@ -41,7 +25,16 @@ const read = (ratio: number, active: number) =>
   readTodaysMoves({
     asOf: DAY,
     ...today(ratio, active),
-    learned: { known: [knownFor(1, 20)], drops: [] },
+    learned: {
+      known: [
+        knownForMonth(
+          1,
+          Array.from({ length: 20 }, (_, i) => isp(i)),
+          DAY,
+        ),
+      ],
+      drops: [],
+    },
     variation: CHANCE,
     settings: SETTINGS,
     rule: undefined,
