@@ -58,6 +58,7 @@ class ListedPairJudge {
     this.noise = { extra: day.variation, share7: 1, share14: 1 };
   }
 
+  /** One pair of today's list (`hash`: its ispHash), judged; what that changes goes to `out`. */
   judge(listedEntry: IspTrend, slot: PairSlot, hash: number): void {
     const { day, out } = this;
     const { asOf, settings } = day;
@@ -88,28 +89,7 @@ class ListedPairJudge {
       return;
     }
     const silence = day.matchSilence(domainId, isp);
-    const silenced = silence !== undefined;
-    const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
-    let step: Step;
-    if (today.alertable) {
-      step = stepAlertable(
-        stepped,
-        prev,
-        today,
-        this.noise,
-        weekShare !== 1,
-        domainUrl,
-        silenced,
-        asOf,
-        settings,
-        day.inPlace,
-      );
-    } else {
-      const active = prev as ActivePair;
-      step = holdsListed(run, today.dropPercent, active.dropPercent, settings)
-        ? stepHeld(stepped, active, silenced)
-        : stepQuiet(stepped, active, silenced, asOf, settings, day.inPlace);
-    }
+    const step = this.stepOf(prev, today, run, weekShare !== 1, domainUrl, silence !== undefined);
     // A cleared pair's run begins anew with today (runAfterClear, monitor/runs.ts).
     if (step.pairClass === 'cleared' && run !== undefined) {
       out.runs[out.runs.length - 1] = runAfterClear(run, this.runDay);
@@ -151,6 +131,42 @@ class ListedPairJudge {
     }
     if (silence !== undefined) pair.silenceId = silence.id;
     out.pairs.push(pair);
+  }
+
+  /**
+   * The pair's step through the lifecycle: alertable (new, worse, reminder, ongoing), or, told
+   * before and not alertable today, held by its run (monitor/hold.ts) or quiet; silenced
+   * instead when a silence holds it.
+   */
+  private stepOf(
+    prev: ActivePair | undefined,
+    today: PairMeasure,
+    run: WatchedRun | undefined,
+    /** Judged against day 7 back as it would have been without the network's dip. */
+    upToDip: boolean,
+    domainUrl: string,
+    silenced: boolean,
+  ): Step {
+    const { asOf, settings, inPlace } = this.day;
+    const stepped: Step = { pairClass: 'new', next: undefined, quietRuns: 0 };
+    if (today.alertable) {
+      return stepAlertable(
+        stepped,
+        prev,
+        today,
+        this.noise,
+        upToDip,
+        domainUrl,
+        silenced,
+        asOf,
+        settings,
+        inPlace,
+      );
+    }
+    const active = prev as ActivePair;
+    return holdsListed(run, today.dropPercent, active.dropPercent, settings)
+      ? stepHeld(stepped, active, silenced)
+      : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
   }
 
   /** The entry measured against the noise of its domain's common move today (this.noise). */
