@@ -1,6 +1,6 @@
 import { daysBetween, type IsoDate } from '../dates.js';
 import { dropZ, type ClickCounts, type ExtraVariance } from './significance.js';
-import type { Thresholds } from './thresholds.js';
+import { dropPercentFromTotals, type Thresholds } from './thresholds.js';
 import type { ListedRun, WatchedRun } from './types.js';
 
 /**
@@ -160,7 +160,7 @@ export function runSignificance(run: ListedRun, extra: ExtraVariance = 0): numbe
 
 /** The run's drop in percent against the same weekdays a week before (its summed days). */
 export function runDropPercent(run: ListedRun): number {
-  return run.d7 > 0 ? ((run.d7 - run.clicks) / run.d7) * 100 : 0;
+  return dropPercentFromTotals(run.d7, run.clicks);
 }
 
 /**
@@ -170,8 +170,7 @@ export function runDropPercent(run: ListedRun): number {
  * (47.2% against day 14 back) and were told, and cleared two days later.
  */
 export function runDropBothWeeks(run: ListedRun): number {
-  const d14 = run.d14 > 0 ? ((run.d14 - run.clicks) / run.d14) * 100 : 0;
-  return (runDropPercent(run) + d14) / 2;
+  return (runDropPercent(run) + dropPercentFromTotals(run.d14, run.clicks)) / 2;
 }
 
 /**
