@@ -194,9 +194,9 @@ export function variationOf(learned: LearnedVariation | undefined): Variation {
 /**
  * The network's part at grid variation k (the module's comment): its days' estimates of
  * 2 x network with the prior's PRIOR_NETWORK_WEIGHT days, as the median of a normal of their
- * mean and standard error cut at zero (aboveZero). The standard error is their spread, the prior's days counted
- * as days at the prior, over their effective count (the decayed days', decayedSumGain, and the
- * prior's).
+ * mean and standard error cut at zero (aboveZero). The standard error is their spread, the
+ * prior's days counted as days at the prior, over their effective count (the decayed days',
+ * decayedSumGain, and the prior's).
  */
 export function networkPart(learned: LearnedVariation | undefined, k: number): number {
   const days = learned?.networkWeight[k] ?? 0;
