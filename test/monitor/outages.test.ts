@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
 import { blindDomains, OUTAGE_MEMORY_DAYS, outagesAfter } from '../../src/monitor/outages.js';
 import type { ActiveDrop } from '../../src/monitor/types.js';
-import { SETTINGS } from './fixtures.js';
+import { SETTINGS, toldDomainDrop } from './fixtures.js';
 
 const DAY = '2026-03-10';
 
@@ -11,19 +11,12 @@ function drop(
   dropPercent: number,
   overrides: Partial<ActiveDrop> = {},
 ): ActiveDrop {
-  return {
-    scope: 'domain',
+  return toldDomainDrop(DAY, dropPercent, {
     domainId,
     domainUrl: `https://d${domainId}.example`,
-    firstSeen: DAY,
     lastSeen: addDays(DAY, 1),
-    lastNotified: DAY,
-    dropPercent,
-    dropPercent14: dropPercent,
-    notifiedDropPercent: dropPercent,
-    quietRuns: 0,
     ...overrides,
-  };
+  });
 }
 
 describe('outagesAfter', () => {
