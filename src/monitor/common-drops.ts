@@ -530,6 +530,9 @@ function isBefore(drop: ActiveDrop, run: DomainRun | undefined): boolean {
  * domain's outage then were taken as one drop told worse, and the outage's own run then told it
  * again as new (`poisson`, held out seed 25). In its first week a drop found again is the drop
  * going on: the list shows a lowered domain on some days only, deeper on some than on others.
+ * Day DROP_HOLD_DAYS itself still counts as the first week here, though shownWeeks reads it as
+ * the second: taking a move found on that day as news split a campaign's end (`heavy`, seeds
+ * 1-8) and a domain's outage (`heavy`, held out) into two starts each, nothing else changing.
  */
 function isPastFirstWeek(drop: ActiveDrop, asOf: IsoDate): boolean {
   return daysBetween(drop.firstSeen, asOf) > DROP_HOLD_DAYS;

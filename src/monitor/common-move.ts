@@ -225,8 +225,9 @@ export function commonMoves(
     if (sample === undefined || sample < MIN_KNOWN_ISPS) continue;
     const weight = 2 ** domain.level;
     const known = sample * weight;
+    const listed = points.length * weight;
     knownWeight += known;
-    listedWeight += points.length * weight;
+    listedWeight += listed;
     const censored = censoredMove(points, known, sample);
     // Most of it not listed: what its listed ISPs show of a dip (its own move only when day 30
     // back was quieter, ownPartialMove).
@@ -252,14 +253,14 @@ export function commonMoves(
       beside.whole.push(points);
       beside.deepestWhole = Math.min(beside.deepestWhole, move.log7);
       if (seenDip?.isHeadline?.(move) === true) beside.headline = true;
-    } else if (shownCount(points) > 0 || points.length * weight >= known * BESIDE_LISTED_SHARE) {
-      beside.domains.push({ points, listedShare: (points.length * weight) / known });
+    } else if (shownCount(points) > 0 || listed >= known * BESIDE_LISTED_SHARE) {
+      beside.domains.push({ points, listedShare: listed / known });
     }
     // In the network's median a domain showing the dip in part counts by its listed ISPs on any
     // day (day 30 back quieter or not); a week after the network's dip, against the same day as
     // its own move.
     const shownMove = censored ?? afterDip ?? partial;
-    const listing = listingOf(points, points.length * weight, known);
+    const listing = listingOf(points, listed, known);
     ofNetwork.push(
       shownMove === undefined
         ? { weight: known, log7: 0, log14: 0, se: 0 }

@@ -85,15 +85,16 @@ class ListedPairJudge {
       out.explained.add(domainId);
     }
     if (prev === undefined && !today.alertable) {
+      if (run !== undefined) out.runs.push(run);
       out.belowThreshold++;
       return;
     }
     const silence = day.matchSilence(domainId, isp);
     const step = this.stepOf(prev, today, run, weekShare !== 1, domainUrl, silence !== undefined);
     // A cleared pair's run begins anew with today (runAfterClear, monitor/runs.ts).
-    if (step.pairClass === 'cleared' && run !== undefined) {
-      out.runs[out.runs.length - 1] = runAfterClear(run, this.runDay);
-    }
+    const runKept =
+      step.pairClass === 'cleared' && run !== undefined ? runAfterClear(run, this.runDay) : run;
+    if (runKept !== undefined) out.runs.push(runKept);
     if (step.pairClass === 'cleared' && prev !== undefined && leavesWithNetwork(day, prev)) {
       out.remove.push(pairKey(domainId, isp));
       return;
@@ -191,7 +192,7 @@ class ListedPairJudge {
     return measureEntryInto(this.measure, entry, this.day.settings, noise, this.day.rule);
   }
 
-  /** The pair's listed run after today (pushed to out.runs), or undefined when it has none. */
+  /** The pair's listed run after today, or undefined when it has none (or only its entry). */
   private runAfter(
     entry: IspTrend,
     prev: ActivePair | undefined,
@@ -228,7 +229,6 @@ class ListedPairJudge {
       inPlace,
       networkDip,
     );
-    if (run !== undefined) out.runs.push(run);
     return run;
   }
 
