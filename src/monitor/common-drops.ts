@@ -315,6 +315,30 @@ export function judgedShare(
   return shares.byDomain.get(domainId) ?? shares.otherwise;
 }
 
+/**
+ * The shares a new listed ISP's drop of today alone is judged against when its domain has no
+ * move of most of its ISPs, nor an active drop it is judged by, but its count of listed ISPs says
+ * it moved down (countedDomainMove, listed-count.ts): the move its other ISPs show, or `judged`
+ * (judgedShare's: the network's move) when deeper. Undefined when the count says nothing of the
+ * domain or of this ISP.
+ */
+export function countedShare(
+  shares: JudgedShares,
+  moves: CommonMoves,
+  domainId: number,
+  hash: number,
+  judged: Shares,
+): Shares | undefined {
+  if (shares.byDomain.has(domainId) || shares.byDrop.has(domainId)) return undefined;
+  const move = moves.counted?.(domainId);
+  const delta = move?.counted?.without.get(hash);
+  if (move?.counted === undefined || delta === undefined) return undefined;
+  return {
+    share7: Math.min(Math.exp(delta - move.counted.s7), judged.share7),
+    share14: Math.min(Math.exp(delta + move.counted.s7), judged.share14),
+  };
+}
+
 /** The share of each comparison day a pair is judged against (DropNoise's). */
 export interface Shares {
   share7: number;

@@ -1,5 +1,6 @@
 import { addDays, daysBetween, type IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
+import { countedDomainMove, type CountedPoint } from './listed-count.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
 import { median } from './variation.js';
 
@@ -47,6 +48,12 @@ export interface CommonMove {
    * have been without the dip, that day's clicks over this share.
    */
   weekBackShare?: number;
+  /**
+   * A move read from the count of listed ISPs (countedMoves): each listed ISP's move as the
+   * domain's other ISPs show it (yesterday against the mean of days 7 and 14 back), by ispHash,
+   * and half the log ratio of day 7 to day 14 back. An ISP not in it is judged on its own.
+   */
+  counted?: { s7: number; without: ReadonlyMap<number, number> };
 }
 
 export interface NetworkMove extends CommonMove {
@@ -75,6 +82,12 @@ export interface CommonMoves {
   network?: NetworkMove;
   /** Whether day 30 back was a quieter day (the list shows a lowered domain only in part). */
   day30Quieter?: boolean;
+  /**
+   * A domain with no move above whose count of listed ISPs says it moved down (listed-count.ts):
+   * more of its ISPs are listed than its comparison days would list unmoved. Read when first
+   * asked (a few solves of a domain's count: only for a new pair that would be a card).
+   */
+  counted?: (domainId: number) => CommonMove | undefined;
 }
 
 /**
@@ -90,7 +103,7 @@ export interface ListedMove {
   log14: number;
 }
 
-interface Point extends ListedMove {
+interface Point extends ListedMove, CountedPoint {
   /** Its own noise on the log scale (variance): the pair's own variation and Poisson's. */
   noise: number;
   weight: number;
@@ -180,6 +193,11 @@ export function commonMoves(
   day30Quieter = false,
   /** Absent: a domain seen dipping is never read with the others' few ISPs (seenInEvery). */
   seenDip?: SeenDipContext,
+  /**
+   * Whether `listed[index]` is active (an ISP's own decline, told before): it is listed for its
+   * own reasons, and says nothing of its domain's count (countedMoves).
+   */
+  isActive: (index: number) => boolean = () => false,
 ): CommonMoves {
   const own = 2 * Math.max(0, variation.extra - variation.common);
   const byDomain = new Map<number, { domain: KnownDomain; hashes: Set<number>; points: Point[] }>();
@@ -194,13 +212,19 @@ export function commonMoves(
     if (!inSample(hash, slot.domain.level) || !slot.hashes.has(hash)) continue;
     const yesterday = pair.yesterday_total_clicks;
     const d7 = pair.seven_days_ago_total_clicks;
+    const d14 = pair.fourteen_days_ago_total_clicks;
+    const d30 = pair.thirty_days_ago_total_clicks;
     slot.points.push({
       hash,
+      size: (d7 + d14) / 2,
+      log30: Math.log(d30 + 0.5) - (Math.log(d7 + 0.5) + Math.log(d14 + 0.5)) / 2,
+      half7: (Math.log(d7 + 0.5) - Math.log(d14 + 0.5)) / 2,
       log7: logRatio(yesterday, d7),
       log14: logRatio(yesterday, pair.fourteen_days_ago_total_clicks),
       noise: own + 1 / (yesterday + 0.5) + 1 / (d7 + 0.5),
       weight: 2 ** slot.domain.level,
       shows: shows(index),
+      active: isActive(index),
     });
   }
   const domains = new Map<number, CommonMove>();
@@ -274,7 +298,12 @@ export function commonMoves(
     );
     listings.set(domainId, listing);
   }
-  const moves: CommonMoves = { domains, listings, day30Quieter };
+  const moves: CommonMoves = {
+    domains,
+    listings,
+    day30Quieter,
+    counted: countedMoves(byDomain, domains, variation, asOf),
+  };
   if (domains.size >= 2 && domains.size * 2 > ofNetwork.length) {
     const half = knownWeight / 2;
     const log7 = weightedLower(ofNetwork, (d) => d.log7, half);
@@ -615,4 +644,43 @@ function weightedLower<P extends { weight: number }>(
     if (sum >= half) return value(p);
   }
   return value(sorted[sorted.length - 1]!);
+}
+
+/**
+ * The counted move of each domain with no move of most of its ISPs, nor a partial one
+ * (countedDomainMove, listed-count.ts), read once when first asked.
+ */
+function countedMoves(
+  byDomain: ReadonlyMap<number, { domain: KnownDomain; points: Point[] }>,
+  moved: ReadonlyMap<number, CommonMove>,
+  variation: Variation,
+  asOf: IsoDate,
+): (domainId: number) => CommonMove | undefined {
+  const read = new Map<number, CommonMove | undefined>();
+  return (domainId) => {
+    if (read.has(domainId)) return read.get(domainId);
+    const slot = byDomain.get(domainId);
+    let counted: CommonMove | undefined;
+    if (slot !== undefined && !moved.has(domainId)) {
+      const sample = knownCount(slot.domain, slot.points.length, asOf);
+      const move =
+        sample !== undefined && sample >= MIN_KNOWN_ISPS
+          ? countedDomainMove(slot.points, sample, variation)
+          : undefined;
+      if (move !== undefined) {
+        const weight = 2 ** slot.domain.level;
+        counted = {
+          listed: slot.points.length * weight,
+          known: sample! * weight,
+          log7: move.deepest - move.s7,
+          log14: move.deepest + move.s7,
+          se: move.se,
+          partial: true,
+          counted: { s7: move.s7, without: move.without },
+        };
+      }
+    }
+    read.set(domainId, counted);
+    return counted;
+  };
 }

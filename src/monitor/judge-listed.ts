@@ -1,4 +1,4 @@
-import { judgedShare, type Shares } from './common-drops.js';
+import { countedShare, judgedShare, type Shares } from './common-drops.js';
 import { depressedAfterClear } from './depressed.js';
 import { judgedUpToDip, withWeekShare } from './dip-week.js';
 import { holdsListed } from './hold.js';
@@ -74,6 +74,17 @@ class ListedPairJudge {
     const share = judgedShare(this.moves.shares, this.moves.moves, domainId, hash);
     const today = this.measureToday(entry, prev, share, weekShare);
     const run = this.runAfter(entry, prev, watched, today);
+    // A new pair's drop on its first listed day is alertable only beyond the move its domain's
+    // count of listed ISPs shows (listed-count.ts): a chance card on a domain's bad day. A pair
+    // listed the days before is judged as before (a slide's days, each beside its domain's
+    // small moves, were told later).
+    if (prev === undefined && today.alertable && (run === undefined || run.days <= 1)) {
+      const counted = countedShare(this.moves.shares, this.moves.moves, domainId, hash, share);
+      if (counted !== undefined && !this.measureToday(entry, prev, counted, weekShare).alertable) {
+        // measureToday refills one measure: today's as judged without the count, not alertable.
+        this.measureToday(entry, prev, share, weekShare).alertable = false;
+      }
+    }
     if (prev !== undefined) today.alertable = today.sustained;
     const steady =
       !today.alertable &&

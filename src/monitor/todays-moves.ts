@@ -86,15 +86,26 @@ export function readTodaysMoves(input: TodaysMovesInput): TodaysMoves {
   const blind = blindDomains(activeDrops, learned?.outages, asOf);
   const dipShare = networkKeptDaysBack(learned?.networkDips, asOf, 7, true);
   const dip14Share = networkKeptDaysBack(learned?.networkDips, asOf, 14);
-  const moves = commonMoves(known, listed, hashes, variation, asOf, shows, day30.quieter(), {
-    ownDrops,
-    blind,
-    minDropPercent: settings.minDropPercent,
-    weekBackShare: dipShare,
-    // Before a domain seen whole is told as its own drop, the others' listings are asked
-    // whether they show the same dip (besideWhole).
-    isHeadline: (move) => isCommonDrop(move, variation, settings),
-  });
+  const moves = commonMoves(
+    known,
+    listed,
+    hashes,
+    variation,
+    asOf,
+    shows,
+    day30.quieter(),
+    {
+      ownDrops,
+      blind,
+      minDropPercent: settings.minDropPercent,
+      weekBackShare: dipShare,
+      // Before a domain seen whole is told as its own drop, the others' listings are asked
+      // whether they show the same dip (besideWhole).
+      isHeadline: (move) => isCommonDrop(move, variation, settings),
+    },
+    // An active pair's own decline says nothing of its domain's count of listed ISPs.
+    (index) => listedSlots[index]!.prev !== undefined,
+  );
   leaveOutActive(moves, listed, listedSlots, hashes);
   const shares = judgedShares(moves, activeDrops, asOf);
   const networkDip =
