@@ -6,14 +6,14 @@ import { median } from './variation.js';
 /**
  * A domain's move read from how many of its known ISPs are listed (monitor/common-move.ts reads
  * it for a domain most of whose ISPs are not listed; docs/alert-quality.md has the measurement).
- * The API lists a pair when yesterday is below each of days 7, 14 and 30 back. With no move and the four days alike,
- * yesterday is the lowest of them one time in four; a domain that moved down lists more of its
- * ISPs, one that moved up fewer. But day 30 back is another weekday: behind a Monday it is a
- * quieter weekend day, and few ISPs are listed with no move at all; behind a Saturday a busier
- * weekday, and only days 7 and 14 back cut the list. So the share listed with no move is not a
- * fixed quarter: it follows from where each comparison day lies against yesterday's weekday,
- * and from how much one ISP's day varies on its own (its own variation, and chance at its
- * clicks).
+ * The API lists a pair when yesterday is below each of days 7, 14 and 30 back. With no move and
+ * the four days alike, yesterday is the lowest of them one time in four; a domain that moved
+ * down lists more of its ISPs, one that moved up fewer. But day 30 back is another weekday:
+ * behind a Monday it is a quieter weekend day, and few ISPs are listed with no move at all;
+ * behind a Saturday a busier weekday, and only days 7 and 14 back cut the list. So the share
+ * listed with no move is not a fixed quarter: it follows from where each comparison day lies
+ * against yesterday's weekday, and from how much one ISP's day varies on its own (its own
+ * variation, and chance at its clicks).
  *
  * For a move d of yesterday (log scale, against the mean of days 7 and 14 back), an ISP whose
  * days vary with variance v on their own is listed with chance

@@ -9,13 +9,24 @@
  * - run: one traffic-check (or invoice-snapshot) of one network for one as-of date.
  * - baseline: a pair's clicks 7 days before yesterday (the same weekday).
  * - dropPercent: `-yesterday_seven_days_ago_total_clicks_trend`, or computed from the totals.
- * - significance: the drop in standard deviations of day-to-day noise: the weaker of the
- *   Poisson-difference z against 7 and against 14 days back (monitor/significance.ts).
+ * - significance: the drop in standard deviations of day-to-day noise, chance's and the learned
+ *   variation's combined: the weaker of its z against 7 and against 14 days back, each judged
+ *   beyond the pair's common move (monitor/significance.ts).
+ * - learned variation (monitor/variation.ts): the network's own day-to-day variation of a
+ *   pair's clicks beyond chance (log scale), learned from the same-weekday comparison days of
+ *   the pairs it lists and remembered across runs, with the part a domain's ISPs share and the
+ *   network's. Drops are judged against it widened by what the days seen so far leave
+ *   uncertain (the judged variation, monitor/judged-variation.ts).
+ * - common move (monitor/common-move.ts): today's move of a domain, or of the whole network,
+ *   that its ISPs share: read when most of its known ISPs are listed together, in part from
+ *   those listed, or from how many are listed (monitor/listed-count.ts). An ISP of the domain
+ *   is judged by what it lost beyond it; a deep one is a common drop, one headline
+ *   (monitor/common-drops.ts).
  * - alertable: baseline >= minBaselineClicks, dropPercent >= minDropPercent and
  *   significance >= minSignificance (0 turns that test off). An active pair needs all but the
  *   first (`isSustained`): the floor decides what is worth a first e-mail, not when it ends.
  * - listed run (monitor/runs.ts): the consecutive as-of dates a pair was in the API's list with
- *   some evidence of its own (z >= 1), with its clicks summed against days 7 and 14 back; kept
+ *   some evidence of its own (z >= 0.5), with its clicks summed against days 7 and 14 back; kept
  *   for every pair in today's list (not only active ones), dropped when it leaves the list (an
  *   active pair keeps it for up to 2 days out of the list, for a held run).
  * - steady decline: alertable because of its listed run (3+ days, certain together, still as
