@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates.js';
 import { classifyPairs } from '../../src/monitor/classify.js';
 import {
+  classifyDrops,
   DROP_HOLD_DAYS,
   FIRST_WEEK_DAYS,
   isWorse,
@@ -13,6 +14,7 @@ import {
 import { listingWithout } from '../../src/monitor/common-move.js';
 import { historyAfter, runsAfter } from '../../src/monitor/history-change.js';
 import type {
+  ActiveDrop,
   ActivePair,
   Classification,
   IspTrend,
@@ -571,5 +573,45 @@ describe("judgedShare: a domain's active drop, as its other ISPs show it", () =>
     expect(without.points.some((p) => p.hash === 1)).toBe(false);
     expect(listingWithout(listing, new Set([99]))).toBe(listing);
     expect(listingWithout(listing, new Set([1, 2, 3])).listedLog7).toBeUndefined();
+  });
+});
+
+describe('classifyDrops: a remembered drop lives its first week only', () => {
+  // Domain 1 down 30% on a day, short of a headline: remembered, never told. Its three listed
+  // ISPs show 30% down on both weeks (their own steps, or a holiday's move): they keep it shown.
+  const remembered = (firstSeen: string): ActiveDrop => {
+    const { lastNotified: _told, ...drop } = toldDomainDrop(firstSeen, 30);
+    return drop;
+  };
+  const shown = {
+    listed: 3,
+    known: 30,
+    listedLog7: Math.log(0.7),
+    listedLog14: Math.log(0.7),
+    points: [1, 2, 3].map((hash) => ({ hash, log7: Math.log(0.7), log14: Math.log(0.7) })),
+  };
+  const held = (drop: ActiveDrop, daysOn: number) =>
+    classifyDrops({
+      asOf: addDays(drop.firstSeen, daysOn),
+      moves: { domains: new Map(), listings: new Map([[1, shown]]) },
+      variation: { extra: 0.03, common: 0.0144, network: 0.0025, days: 30 },
+      settings: SETTINGS,
+      active: [drop],
+      isSilenced: () => false,
+      domains: new Map(),
+    }).active;
+
+  it('held while both comparison days are before it (DROP_HOLD_DAYS)', () => {
+    const drop = remembered(DAY);
+    expect(held(drop, DROP_HOLD_DAYS)).toEqual([drop]);
+  });
+
+  it('over the day after, though its listed ISPs still show it', () => {
+    expect(held(remembered(DAY), DROP_HOLD_DAYS + 1)).toEqual([]);
+  });
+
+  it('a told drop its listed ISPs still show goes on', () => {
+    const told = toldDomainDrop(DAY, 30);
+    expect(held(told, DROP_HOLD_DAYS + 1)).toEqual([told]);
   });
 });
