@@ -49,6 +49,9 @@ class ListedPairJudge {
     told: false,
   };
   private readonly measure = emptyMeasure();
+  /** The noise and measure of a new pair judged beyond its domain's counted move, refilled. */
+  private readonly countedNoise: DropNoise;
+  private readonly countedMeasure = emptyMeasure();
 
   constructor(
     private readonly day: JudgingDay,
@@ -56,6 +59,7 @@ class ListedPairJudge {
     private readonly out: PairOutcomes,
   ) {
     this.noise = { extra: day.variation, share7: 1, share14: 1 };
+    this.countedNoise = { extra: day.variation, share7: 1, share14: 1 };
   }
 
   /** One pair of today's list (`hash`: its ispHash), judged; what that changes goes to `out`. */
@@ -80,9 +84,16 @@ class ListedPairJudge {
     // small moves, were told later).
     if (prev === undefined && today.alertable && (run === undefined || run.days <= 1)) {
       const counted = countedShare(this.moves.shares, this.moves.moves, domainId, hash, share);
-      if (counted !== undefined && !this.measureToday(entry, prev, counted, weekShare).alertable) {
-        // measureToday refills one measure: today's as judged without the count, not alertable.
-        this.measureToday(entry, prev, share, weekShare).alertable = false;
+      if (counted !== undefined) {
+        const beyond = this.measureToday(
+          entry,
+          prev,
+          counted,
+          weekShare,
+          this.countedNoise,
+          this.countedMeasure,
+        );
+        if (!beyond.alertable) today.alertable = false;
       }
     }
     if (prev !== undefined) today.alertable = today.sustained;
@@ -181,15 +192,19 @@ class ListedPairJudge {
       : stepQuiet(stepped, active, silenced, asOf, settings, inPlace);
   }
 
-  /** The entry measured against the noise of its domain's common move today (this.noise). */
+  /**
+   * The entry measured against the noise of its domain's common move today, written into `noise`
+   * and `into` (today's: this.noise and this.measure).
+   */
   private measureToday(
     entry: IspTrend,
     prev: ActivePair | undefined,
     share: Shares,
     weekShare: number,
+    noise: DropNoise = this.noise,
+    into: PairMeasure = this.measure,
   ): PairMeasure {
     const { asOf } = this.day;
-    const noise = this.noise;
     const dip14Share = this.moves.dip14Share;
     // A domain's move a week after the network's dip is against day 7 back as it would have
     // been without the dip (common-move.ts): a pair judged as listed reads it against that day.
@@ -200,7 +215,7 @@ class ListedPairJudge {
       dip14Share !== undefined && judgedUpToDip(prev, asOf, 14)
         ? share.share14 / dip14Share
         : share.share14;
-    return measureEntryInto(this.measure, entry, this.day.settings, noise, this.day.rule);
+    return measureEntryInto(into, entry, this.day.settings, noise, this.day.rule);
   }
 
   /** The pair's listed run after today, or undefined when it has none (or only its entry). */
