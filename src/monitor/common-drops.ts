@@ -330,12 +330,12 @@ export function countedShare(
   judged: Shares,
 ): Shares | undefined {
   if (shares.byDomain.has(domainId) || shares.byDrop.has(domainId)) return undefined;
-  const move = moves.counted?.(domainId);
-  const delta = move?.counted?.without.get(hash);
-  if (move?.counted === undefined || delta === undefined) return undefined;
+  const counted = moves.counted?.(domainId);
+  const delta = counted?.without.get(hash);
+  if (counted === undefined || delta === undefined) return undefined;
   return {
-    share7: Math.min(Math.exp(delta - move.counted.s7), judged.share7),
-    share14: Math.min(Math.exp(delta + move.counted.s7), judged.share14),
+    share7: Math.min(Math.exp(delta - counted.s7), judged.share7),
+    share14: Math.min(Math.exp(delta + counted.s7), judged.share14),
   };
 }
 

@@ -1,6 +1,6 @@
 import { addDays, daysBetween, type IsoDate } from '../dates.js';
 import { inSample, knownCount } from './known-isps.js';
-import { countedDomainMove, type CountedPoint } from './listed-count.js';
+import { countedDomainMove, type CountedDomainMove, type CountedPoint } from './listed-count.js';
 import type { IspTrend, KnownDomain, Variation } from './types.js';
 import { median } from './variation.js';
 
@@ -48,12 +48,6 @@ export interface CommonMove {
    * have been without the dip, that day's clicks over this share.
    */
   weekBackShare?: number;
-  /**
-   * A move read from the count of listed ISPs (countedMoves): each listed ISP's move as the
-   * domain's other ISPs show it (yesterday against the mean of days 7 and 14 back), by ispHash,
-   * and half the log ratio of day 7 to day 14 back. An ISP not in it is judged on its own.
-   */
-  counted?: { s7: number; without: ReadonlyMap<number, number> };
 }
 
 export interface NetworkMove extends CommonMove {
@@ -87,7 +81,7 @@ export interface CommonMoves {
    * more of its ISPs are listed than its comparison days would list unmoved. Read when first
    * asked (a few solves of a domain's count: only for a new pair that would be a card).
    */
-  counted?: (domainId: number) => CommonMove | undefined;
+  counted?: (domainId: number) => CountedDomainMove | undefined;
 }
 
 /**
@@ -655,29 +649,16 @@ function countedMoves(
   moved: ReadonlyMap<number, CommonMove>,
   variation: Variation,
   asOf: IsoDate,
-): (domainId: number) => CommonMove | undefined {
-  const read = new Map<number, CommonMove | undefined>();
+): (domainId: number) => CountedDomainMove | undefined {
+  const read = new Map<number, CountedDomainMove | undefined>();
   return (domainId) => {
     if (read.has(domainId)) return read.get(domainId);
     const slot = byDomain.get(domainId);
-    let counted: CommonMove | undefined;
+    let counted: CountedDomainMove | undefined;
     if (slot !== undefined && !moved.has(domainId)) {
       const sample = knownCount(slot.domain, slot.points.length, asOf);
-      const move =
-        sample !== undefined && sample >= MIN_KNOWN_ISPS
-          ? countedDomainMove(slot.points, sample, variation)
-          : undefined;
-      if (move !== undefined) {
-        const weight = 2 ** slot.domain.level;
-        counted = {
-          listed: slot.points.length * weight,
-          known: sample! * weight,
-          log7: move.deepest - move.s7,
-          log14: move.deepest + move.s7,
-          se: move.se,
-          partial: true,
-          counted: { s7: move.s7, without: move.without },
-        };
+      if (sample !== undefined && sample >= MIN_KNOWN_ISPS) {
+        counted = countedDomainMove(slot.points, sample, variation);
       }
     }
     read.set(domainId, counted);

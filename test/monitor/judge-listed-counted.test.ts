@@ -69,7 +69,7 @@ const asJudged = (card: number) =>
 describe("judging a new pair beyond its domain's count of listed ISPs", () => {
   it('reads the domain as moved from its count, short of a majority', () => {
     expect(judge(510).moves.moves.domains.has(1)).toBe(false);
-    expect(judge(510).moves.moves.counted?.(1)?.log7).toBeLessThan(-0.05);
+    expect(judge(510).moves.moves.counted?.(1)?.deepest).toBeLessThan(-0.05);
   });
 
   it('leaves out a card alertable only within that move', () => {
